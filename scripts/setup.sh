@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Create ./.venv (Python >= 3.11) and install masques into it; "dev" also installs the test tools.
+# Usage: scripts/setup.sh [dev]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "masques needs Python >= 3.11 (found: $("$PYTHON" --version 2>&1 || echo none))." >&2
+  echo "Set PYTHON=/path/to/python3.11 and run again." >&2
+  exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "Creating .venv with $("$PYTHON" --version)"
+  "$PYTHON" -m venv .venv
+fi
+extra=""
+[ "${1:-}" = "dev" ] && extra="[dev]"
+# Quiet pip; filter the harmless notes some machines print about extra local indexes.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}" 2>&1 \
+  | grep -v "^WARNING: Location 'file:" || true
+.venv/bin/python -c 'import masques' # fail loudly if the install did not work

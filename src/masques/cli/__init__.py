@@ -1,0 +1,1 @@
+"""The command line: ``masques games | play | replay | bench | solve``."""

@@ -1,0 +1,229 @@
+"""Terminal play: humans and bots in seats, one game, its record saved at the end.
+
+Humans type moves in the game's notation, or a number from the last ``moves`` listing.  When the
+game has hidden information and several humans share the terminal, the screen is cleared and a
+prompt asks the next player to take the keyboard before their private view is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+from rich.console import Console, RenderableType
+from rich.pretty import Pretty
+
+from ..ai import Bot, make_bot
+from ..engine import ActionError, Game, GameRecord, State
+from ..games.blokus3d.pieces import ORIENTATIONS_BY_PIECE
+from . import blokus3d_view
+
+HUMAN = "human"
+MAX_LISTED = 80
+
+
+def records_dir() -> Path:
+    """Where finished games are saved by default (the user's data directory)."""
+    return Path(user_data_dir("masques")) / "records"
+
+
+def default_record_path(game: Game) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return records_dir() / f"{game.name}-{stamp}.json"
+
+
+def render_observation(game_name: str, obs: dict[str, Any], *, show_layers: bool = True) -> RenderableType:
+    """The game's own drawing where one exists, else the observation as data."""
+    if game_name == "blokus3d":
+        return blokus3d_view.board(obs, show_layers=show_layers)
+    return Pretty(obs)
+
+
+def parse_seats(spec: str, num_players: int) -> list[str]:
+    """``human,random,random``: one entry per seat; a single entry is used for every seat."""
+    seats = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    for s in seats:
+        if s != HUMAN:
+            make_bot(s)  # raises with the known kinds
+    if len(seats) == 1:
+        seats *= num_players
+    if len(seats) != num_players:
+        raise ValueError(f"--seats lists {len(seats)} seats; this game has {num_players} players")
+    return seats
+
+
+@dataclass
+class TerminalGame:
+    """One game in the terminal.  ``ask`` reads a line (raises EOFError when input ends)."""
+
+    game: Game
+    seats: list[str]
+    seed: int
+    console: Console
+    ask: Callable[[str], str]
+    show_layers: bool = True
+    bot_seed: int | None = None
+    state: State = field(init=False)
+    listed: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.state = self.game.new_initial_state(self.seed)
+        self.rng = random.Random(self.seed if self.bot_seed is None else self.bot_seed)
+        self.bots: dict[int, Bot] = {
+            seat: make_bot(kind) for seat, kind in enumerate(self.seats) if kind != HUMAN
+        }
+        self.histories: list[list[Any]] = [[] for _ in self.seats]
+        self.humans = [seat for seat, kind in enumerate(self.seats) if kind == HUMAN]
+
+    def record(self) -> GameRecord:
+        return GameRecord.of(self.state)
+
+    def _observe(self) -> None:
+        for seat in range(len(self.seats)):
+            self.histories[seat].append(self.state.observation(seat))
+
+    def _viewer(self) -> int | None:
+        """Whose view the screen shows: the only human, or the spectator's for bots-only games."""
+        if len(self.humans) == 1:
+            return self.humans[0]
+        return None
+
+    def run(self) -> bool:
+        """Play to the end; False if a human quit first."""
+        hidden = bool(self.game.hidden_information)
+        self._observe()
+        last_human: int | None = None
+        while not self.state.is_terminal():
+            seat = self.state.current_player
+            if seat in self.bots:
+                action = self.bots[seat].act(
+                    self.game, seat, self.histories[seat], self.state.legal_actions(), self.rng
+                )
+                self.console.print(
+                    f"seat {seat} ({self.seats[seat]}) plays [bold]{self.state.action_to_str(action)}[/]"
+                )
+            else:
+                if hidden and len(self.humans) > 1 and last_human != seat:
+                    self.console.clear()
+                    self.ask(f"Seat {seat}: take the keyboard and press Enter (others look away) ")
+                last_human = seat
+                self.show(seat)
+                chosen = self.prompt(seat)
+                if chosen is None:
+                    return False
+                action = chosen
+            self.state.apply(action)
+            self._observe()
+        self.show(self._viewer() if hidden else None)
+        return True
+
+    def show(self, seat: int | None) -> None:
+        obs = self.state.observation(seat)
+        self.console.print(render_observation(self.game.name, obs, show_layers=self.show_layers))
+
+    def help_text(self) -> str:
+        lines = [
+            "Enter a move in notation (e.g. L4:5@c3 = piece L4, orientation 5, anchor on c3),",
+            "or the number of a move from the last listing.",
+            "  moves [PIECE]   list legal moves (of one piece)",
+            "  show PIECE      draw a piece's numbered orientations",
+            "  board           draw the board again (layers on/off: layers)",
+            "  save [FILE]     save the game record now",
+            "  quit            stop (the record is saved)",
+        ]
+        if self.game.name == "blokus3d":
+            lines.append("Pieces: " + blokus3d_view.pieces_help())
+            lines.append(
+                "The anchor is the corner of the piece's bounding box with the smallest file and"
+                " rank; the height follows from the structure."
+            )
+        return "\n".join(lines)
+
+    def list_moves(self, piece: str | None) -> None:
+        legal = self.state.legal_actions()
+        texts = [(a, self.state.action_to_str(a)) for a in legal]
+        if piece:
+            texts = [(a, t) for a, t in texts if t.split(":")[0].upper() == piece.upper()]
+        if len(texts) > MAX_LISTED and not piece:
+            counts: dict[str, int] = {}
+            for _, t in texts:
+                counts[t.split(":")[0]] = counts.get(t.split(":")[0], 0) + 1
+            summary = ", ".join(f"{p}: {n}" for p, n in counts.items())
+            self.console.print(f"{len(texts)} legal moves ({summary}). Type 'moves PIECE' to list one piece.")
+            return
+        self.listed = [a for a, _ in texts]
+        if not texts:
+            self.console.print("No legal move with that piece.")
+            return
+        width = max(len(t) for _, t in texts) + 6
+        per_row = max(1, 100 // width)
+        for i in range(0, len(texts), per_row):
+            row = texts[i : i + per_row]
+            self.console.print("".join(f"{i + j + 1:>3}. {t:<{width - 5}}" for j, (_, t) in enumerate(row)))
+
+    def prompt(self, seat: int) -> int | None:
+        """Read commands until a legal move is given; None if the player quits."""
+        while True:
+            try:
+                line = self.ask(f"seat {seat} move (help for commands): ").strip()
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                return None
+            if not line:
+                continue
+            word, _, rest = line.partition(" ")
+            word = word.lower()
+            if word in ("help", "?", "h"):
+                self.console.print(self.help_text())
+            elif word in ("quit", "q", "exit"):
+                return None
+            elif word in ("moves", "m", "list"):
+                self.list_moves(rest.strip() or None)
+            elif word == "show" and self.game.name == "blokus3d":
+                piece = rest.strip().upper()
+                if piece not in ORIENTATIONS_BY_PIECE:
+                    self.console.print(f"unknown piece {rest.strip()!r}: {blokus3d_view.pieces_help()}")
+                else:
+                    self.console.print(blokus3d_view.orientation_drawing(piece))
+            elif word == "board":
+                self.show(seat)
+            elif word == "layers":
+                self.show_layers = not self.show_layers
+                self.show(seat)
+            elif word == "save":
+                path = Path(rest.strip()) if rest.strip() else default_record_path(self.game)
+                self.console.print(f"saved to {save_record(self.record(), path)}")
+            elif line.isdigit():
+                n = int(line)
+                if not self.listed or not 1 <= n <= len(self.listed):
+                    self.console.print("No such number: list moves first with 'moves PIECE'.")
+                    continue
+                return self.listed[n - 1]
+            else:
+                try:
+                    action = self.state.action_from_str(line)
+                    self.state.check_action(action)
+                except ActionError as exc:
+                    self.console.print(f"[red]{exc}[/]")
+                    continue
+                return action
+
+
+def save_record(record: GameRecord, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record.dumps() + "\n", "utf-8")
+    return path
+
+
+def load_record_file(path: Path) -> dict[str, Any]:
+    """Read a record or a redacted record as JSON (the caller decides which it is)."""
+    data = json.loads(path.read_text("utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a game record")
+    return data

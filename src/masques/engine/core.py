@@ -1,0 +1,326 @@
+"""The engine contract every Masques game implements (see ``architecture.md``).
+
+A :class:`Game` holds validated options and the facts that do not change during play (players, size of
+the action space).  A :class:`State` is one position: it knows whose turn it is, which integer actions are
+legal, and how to apply one.  Every action is an integer id in ``range(game.num_distinct_actions)`` so that
+records stay compact and RL action masks have a fixed size.
+
+Rules code lives in each game's package; this module holds only what all games share: option
+validation, the typed errors, and the checks that make ``apply`` safe (a bad action raises and leaves the
+state exactly as it was, because validation happens before any mutation).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+JSON: TypeAlias = Any
+"""A JSON-safe value (dict/list/str/int/float/bool/None)."""
+
+TERMINAL = -4
+"""``State.current_player`` once the game is over (the value OpenSpiel uses)."""
+
+SPECTATOR = None
+"""Pass as the seat to :meth:`State.observation` to get what a spectator may see."""
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class InvalidOptionError(EngineError, ValueError):
+    """A game option has an unknown name, a wrong type or a value outside its allowed set."""
+
+    def __init__(self, game: str, option: str, message: str) -> None:
+        self.game = game
+        self.option = option
+        super().__init__(f"{game}: option '{option}' {message}")
+
+
+class ActionError(EngineError):
+    """An action was refused; the state is unchanged."""
+
+    def __init__(self, reason: str, action: object = None) -> None:
+        self.reason = reason
+        self.action = action
+        super().__init__(reason)
+
+
+class MalformedActionError(ActionError, ValueError):
+    """The action is not an action at all: wrong type, out of range, unparseable text or JSON."""
+
+
+class IllegalActionError(ActionError):
+    """A well-formed action that the rules forbid in this position (or the game is over)."""
+
+
+class RecordError(EngineError, ValueError):
+    """A game record is malformed, names an unknown game, or does not replay."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option: its name, type, default and allowed values.
+
+    ``choices`` lists every allowed value when the set is small (it is what error messages and
+    ``masques games`` show); ``kind`` is ``"int"``, ``"str"``, ``"bool"`` or ``"json"`` (a free JSON value
+    checked by the game itself, e.g. a custom structure grid).
+    """
+
+    name: str
+    kind: str
+    default: JSON
+    help: str
+    choices: tuple[JSON, ...] = ()
+
+    def describe_allowed(self) -> str:
+        if self.choices:
+            return ", ".join(_show(c) for c in self.choices)
+        if self.kind == "bool":
+            return "true, false"
+        return f"any {self.kind}"
+
+    def parse_text(self, game: str, text: str) -> JSON:
+        """Turn a command-line string into a typed value (validation proper happens in the Game)."""
+        if self.kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                raise InvalidOptionError(
+                    game, self.name, f"must be one of {self.describe_allowed()} (got {text!r})"
+                ) from None
+        if self.kind == "bool":
+            low = text.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise InvalidOptionError(game, self.name, f"must be true or false (got {text!r})")
+        return text
+
+
+def _show(value: JSON) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class HiddenField:
+    """Declares one piece of hidden information once, for the whole game.
+
+    ``field`` names the part of the true state, ``visible_to`` says who may see it (``"owner"``,
+    ``"team"``, ``"nobody"``), ``until`` says when it becomes public (``"end"``, ``"never"``, or an event).
+    Observations are built from this declaration, and the conformance kit's leak check tests it.
+    """
+
+    field: str
+    visible_to: str
+    until: str
+    note: str = ""
+
+
+class Game(ABC):
+    """A game with fixed, validated options.  Subclasses declare their facts as class variables."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[str]
+    option_specs: ClassVar[tuple[OptionSpec, ...]]
+    hidden_information: ClassVar[tuple[HiddenField, ...]] = ()
+
+    def __init__(self, options: Mapping[str, JSON] | None = None) -> None:
+        self.options: dict[str, JSON] = self._validate(dict(options or {}))
+
+    # -- options ---------------------------------------------------------------------------------
+    @classmethod
+    def option_spec(cls, name: str) -> OptionSpec:
+        for spec in cls.option_specs:
+            if spec.name == name:
+                return spec
+        known = ", ".join(s.name for s in cls.option_specs)
+        raise InvalidOptionError(cls.name, name, f"is unknown; options are: {known}")
+
+    @classmethod
+    def default_options(cls) -> dict[str, JSON]:
+        return {spec.name: spec.default for spec in cls.option_specs}
+
+    def _validate(self, given: dict[str, JSON]) -> dict[str, JSON]:
+        options = self.default_options()
+        for key, value in given.items():
+            spec = self.option_spec(key)
+            self._check_type(spec, value)
+            if spec.choices and value not in spec.choices:
+                raise InvalidOptionError(
+                    self.name,
+                    key,
+                    f"must be one of {spec.describe_allowed()} (got {_show(value)})",
+                )
+            options[key] = value
+        self.check_options(options)
+        return options
+
+    def _check_type(self, spec: OptionSpec, value: JSON) -> None:
+        ok = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "str": isinstance(value, str),
+            "bool": isinstance(value, bool),
+            "json": True,
+        }[spec.kind]
+        if not ok:
+            raise InvalidOptionError(
+                self.name,
+                spec.name,
+                f"must be a {spec.kind}: one of {spec.describe_allowed()} (got {value!r})",
+            )
+
+    def check_options(self, options: dict[str, JSON]) -> None:  # noqa: B027 - optional hook
+        """Cross-option checks (e.g. "2 colours per player needs 2 players"); raise InvalidOptionError."""
+
+    # -- facts -----------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def num_distinct_actions(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of actions in one game."""
+
+    @abstractmethod
+    def new_initial_state(self, seed: int = 0) -> State: ...
+
+    @abstractmethod
+    def sample_state(self, seat: int | None, observations: Sequence[JSON], rng: random.Random) -> State:
+        """A full state consistent with everything ``seat`` has observed (determinization for bots).
+
+        ``observations`` is the seat's observation history, oldest first, the last one being the
+        current position.  Games with hidden information override this and draw the hidden parts
+        from ``rng``; the state returned must give ``seat`` exactly the observations it already has.
+        """
+
+    @classmethod
+    def conformance_configurations(cls) -> list[dict[str, JSON]]:
+        """Option sets the conformance kit runs on (every variant worth checking)."""
+        return [{}]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options!r})"
+
+
+class State(ABC):
+    """One position of a game.  ``apply`` is the only mutator and is all-or-nothing."""
+
+    game: Game
+    seed: int
+    history: list[int]
+
+    # -- turn ------------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to act, or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal action ids, sorted ascending; empty once the game is over."""
+
+    @abstractmethod
+    def is_legal(self, action: int) -> bool:
+        """Whether an in-range action id is legal here (fast; no list is built)."""
+
+    def num_legal_actions(self) -> int:
+        """How many actions are legal (games with large action lists override this cheaply)."""
+        return len(self.legal_actions())
+
+    def random_legal_action(self, rng: random.Random) -> int:
+        """One legal action drawn uniformly (random bots and playouts; games may make it cheap)."""
+        return rng.choice(self.legal_actions())
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a validated legal action."""
+
+    def apply(self, action: int) -> None:
+        """Apply one action, or raise :class:`ActionError` and change nothing."""
+        self.check_action(action)
+        self._apply(action)
+        self.history.append(action)
+
+    def check_action(self, action: object) -> int:
+        """Raise unless ``action`` is a legal action id in this state; return it."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise MalformedActionError(f"an action is an integer id, not {type(action).__name__}", action)
+        if not 0 <= action < self.game.num_distinct_actions:
+            raise MalformedActionError(
+                f"action id {action} is out of range 0..{self.game.num_distinct_actions - 1}", action
+            )
+        if self.is_terminal():
+            raise IllegalActionError("the game is over", action)
+        if not self.is_legal(action):
+            raise IllegalActionError(
+                f"{self.action_to_str(action)} is not legal here: {self.why_illegal(action)}", action
+            )
+        return action
+
+    def why_illegal(self, action: int) -> str:
+        """A short reason a well-formed action is illegal (games may say more)."""
+        return "it breaks the placement rules"
+
+    # -- results ---------------------------------------------------------------------------------
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Game points per seat (what the rulebook scores), meaningful at any time."""
+
+    def returns(self) -> list[float]:
+        """Per-seat result: winners share 1 equally, everyone else gets 0; all zeros before the end."""
+        n = self.game.num_players
+        if not self.is_terminal():
+            return [0.0] * n
+        winners = self.winners()
+        return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(n)]
+
+    @abstractmethod
+    def winners(self) -> list[int]:
+        """The seats that share the win (empty before the end)."""
+
+    # -- copies and views ------------------------------------------------------------------------
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    @abstractmethod
+    def observation(self, seat: int | None) -> JSON:
+        """Everything ``seat`` may know (``None`` = spectator), as a JSON-safe dict."""
+
+    @abstractmethod
+    def serialize(self) -> JSON:
+        """The full true state as JSON, hidden parts included: for tests and storage, never for a seat."""
+
+    # -- action notation -------------------------------------------------------------------------
+    @abstractmethod
+    def action_to_json(self, action: int) -> JSON: ...
+
+    @abstractmethod
+    def action_from_json(self, obj: JSON) -> int:
+        """Parse a JSON action; raise :class:`MalformedActionError` on anything malformed."""
+
+    @abstractmethod
+    def action_to_str(self, action: int) -> str: ...
+
+    @abstractmethod
+    def action_from_str(self, text: str) -> int:
+        """Parse the game's text notation; raise :class:`MalformedActionError` on bad text."""
+
+    def __repr__(self) -> str:
+        return f"<{self.game.name} state after {len(self.history)} actions>"

@@ -1,0 +1,42 @@
+"""Which golden playthroughs exist (game, options, seed) and where their files live."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from .core import JSON
+
+
+@dataclass(frozen=True)
+class Playthrough:
+    game: str
+    seed: int
+    options: dict[str, JSON] = field(default_factory=dict)
+    tag: str = "default"
+
+    @property
+    def filename(self) -> str:
+        return f"{self.game}-{self.tag}-seed{self.seed}.txt"
+
+    def key(self) -> str:
+        return json.dumps([self.game, self.options, self.seed], sort_keys=True)
+
+
+PLAYTHROUGHS: tuple[Playthrough, ...] = (
+    Playthrough("blokus3d", 1, {"structure": "D", "players": 4}, "D-4p"),
+    Playthrough("blokus3d", 2, {"structure": "A", "players": 2}, "A-2p"),
+    Playthrough("blokus3d", 3, {"structure": "B", "players": 3}, "B-3p"),
+    Playthrough(
+        "blokus3d",
+        4,
+        {"structure": "C", "players": 2, "colours_per_player": 2, "two_player_scoring": "best"},
+        "C-2x2-best",
+    ),
+)
+
+
+def playthrough_path(root: PurePath, entry: Playthrough) -> PurePath:
+    """``root`` is the repository checkout: files live in ``tests/playthroughs/``."""
+    return root / "tests" / "playthroughs" / entry.filename

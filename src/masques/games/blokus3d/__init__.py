@@ -1,0 +1,5 @@
+"""Blokus 3D (Rumis): pieces, structures, rules and the solitaire solver (spec: blokus3d.md)."""
+
+from .game import COLOURS, Blokus3DGame, Blokus3DState
+
+__all__ = ["COLOURS", "Blokus3DGame", "Blokus3DState"]

@@ -1,0 +1,183 @@
+"""Bitboard geometry of one structure, precomputed once per game (the fast legal-move generator).
+
+The built structure is always a height map (B3-4 b), so a cube position is a bit in a 3-D bitboard
+laid out as ``bit = ax + width * ay + width * depth * z`` over the structure's bounding box
+(``ax, ay`` relative to its corner).  For every orientation we keep
+
+* ``anchor``: the anchor bits (smallest x, y, z of the piece) where the piece's bounding box fits
+  in the box along x and y; AND-ing with it removes row wrap-around, so no padding is needed;
+* ``columns``: ``(height, shift)`` for each column of the piece: the column's lowest cube must sit on
+  a *surface* bit (the first empty cell of a board column, z = h) whose column has room for
+  ``height`` cubes.  ``room[j] = surface & capacity[j]`` holds those surface bits (``capacity`` is
+  fixed per structure), so one right shift and AND per column tests every anchor at once;
+* ``cubes``: the shift of each cube, for the contact test against a colour's neighbour bitboard.
+
+A legal placement set is then one expression per orientation::
+
+    anchor & (room[h1] >> s1) & (room[h2] >> s2) ... & ((adj >> c1) | (adj >> c2) ...)
+
+and z follows from (orientation, x, y).  ``bench`` measures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .pieces import NUM_PIECES, ORIENTATIONS, Orientation
+from .structures import BOARD_SIZE, Structure
+
+PieceGenerator = Callable[[int, int, int, int, int, bool, Callable[[tuple[int, int]], None]], None]
+
+MAX_COLUMN_HEIGHT = max(c[3] for o in ORIENTATIONS for c in o.columns)  # 4
+
+
+@dataclass(frozen=True)
+class OrientationMasks:
+    """Precomputed shifts and masks of one orientation on one structure."""
+
+    orientation: Orientation
+    anchor: int  # anchors that fit along x and y, any z
+    anchor_ground: int  # the same, z = 0 only (a colour's first piece, B3-4 c)
+    columns: tuple[tuple[int, int], ...]  # (height, shift of the column's lowest cube)
+    cube_shifts: tuple[int, ...]
+
+
+class Geometry:
+    """The bit layout of one structure and every orientation's masks on it."""
+
+    def __init__(self, structure: Structure) -> None:
+        self.structure = structure
+        grid = structure.max_heights
+        cells = structure.footprint
+        if not cells:
+            raise ValueError("a structure needs at least one column")
+        self.ox = min(x for x, _ in cells)
+        self.oy = min(y for _, y in cells)
+        self.width = max(x for x, _ in cells) - self.ox + 1
+        self.depth = max(y for _, y in cells) - self.oy + 1
+        self.layer = self.width * self.depth
+        self.layers = max(grid[x][y] for x, y in cells)
+        self.num_bits = self.layer * self.layers
+        # Board square index (y * 10 + x) of each box cell, and the reverse.
+        self.cell_square: list[int] = []
+        self.square_cell: list[int] = [-1] * (BOARD_SIZE * BOARD_SIZE)
+        self.max_height: list[int] = []  # per box cell
+        for ay in range(self.depth):
+            for ax in range(self.width):
+                x, y = ax + self.ox, ay + self.oy
+                self.square_cell[y * BOARD_SIZE + x] = len(self.cell_square)
+                self.cell_square.append(y * BOARD_SIZE + x)
+                self.max_height.append(grid[x][y])
+        self.ground = (1 << self.layer) - 1
+        # capacity[j]: cells (x, y, z) with room for j cubes from z up (z + j <= limit).
+        self.capacity = [0] * (MAX_COLUMN_HEIGHT + 1)
+        for j in range(1, MAX_COLUMN_HEIGHT + 1):
+            for cell in range(self.layer):
+                for z in range(self.max_height[cell] - j + 1):
+                    self.capacity[j] |= 1 << (cell + self.layer * z)
+        self.column_bits = [
+            sum(1 << (cell + self.layer * z) for z in range(self.layers)) for cell in range(self.layer)
+        ]
+        self.neighbours: list[int] = [self._neighbours(b) for b in range(self.num_bits)]
+        self.masks: tuple[OrientationMasks, ...] = tuple(self._orientation_masks(o) for o in ORIENTATIONS)
+        self.generators: list[PieceGenerator] = self._compile_generator()
+        self._hand_generators: dict[int, list[PieceGenerator]] = {}
+        self._piece_bits: dict[int, tuple[int, int]] = {}
+
+    def generators_for_hand(self, hand: int) -> list[PieceGenerator]:
+        """The generators of the pieces in a hand bitmask (cached: at most 2048 hands)."""
+        gens = self._hand_generators.get(hand)
+        if gens is None:
+            gens = [self.generators[i] for i in range(NUM_PIECES) if hand >> i & 1]
+            self._hand_generators[hand] = gens
+        return gens
+
+    def piece_bits(self, orientation: int, base: int) -> tuple[int, int]:
+        """The cube bits of an orientation anchored at bit ``base``, and the bits next to them."""
+        key = orientation * self.num_bits + base
+        found = self._piece_bits.get(key)
+        if found is None:
+            bits = near = 0
+            for shift in self.masks[orientation].cube_shifts:
+                bits |= 1 << (base + shift)
+                near |= self.neighbours[base + shift]
+            found = self._piece_bits[key] = (bits, near)
+        return found
+
+    def bit(self, ax: int, ay: int, z: int) -> int:
+        return ax + self.width * ay + self.layer * z
+
+    def _neighbours(self, b: int) -> int:
+        z, cell = divmod(b, self.layer)
+        ay, ax = divmod(cell, self.width)
+        m = 0
+        for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+            nx, ny, nz = ax + dx, ay + dy, z + dz
+            if 0 <= nx < self.width and 0 <= ny < self.depth and 0 <= nz < self.layers:
+                m |= 1 << self.bit(nx, ny, nz)
+        return m
+
+    def _orientation_masks(self, o: Orientation) -> OrientationMasks:
+        sx, sy, _ = o.size
+        row = 0
+        for ax in range(self.width - sx + 1):
+            row |= 1 << ax
+        plane = 0
+        for ay in range(self.depth - sy + 1):
+            plane |= row << (self.width * ay)
+        anchor = 0
+        for z in range(self.layers):
+            anchor |= plane << (self.layer * z)
+        columns = tuple((height, self.bit(dx, dy, zlow)) for dx, dy, zlow, height in o.columns)
+        if not o.solid_columns:  # never placeable on a height map (B3-4 b)
+            anchor = 0
+        return OrientationMasks(o, anchor, plane, columns, tuple(self.bit(x, y, z) for x, y, z in o.cubes))
+
+    def _compile_generator(self) -> list[PieceGenerator]:
+        """Build each piece's per-orientation expressions as straight-line Python (no inner loops).
+
+        ``generators[piece](r1, r2, r3, r4, adj, ground, append)`` appends
+        ``(orientation index, anchor bitboard)`` for every orientation of the piece that has a legal
+        placement: ``r1..r4`` are the room bitboards, ``adj`` the cells a cube must touch (one of the
+        piece's cubes must lie in it), ``ground`` whether the anchor must be at z = 0.
+        """
+        lines: list[str] = []
+        for piece_index in range(NUM_PIECES):
+            masks = [m for m in self.masks if m.orientation.piece_index == piece_index and m.anchor]
+            room_terms = sorted({c for m in masks for c in m.columns})
+            contact_shifts = sorted({c for m in masks for c in m.cube_shifts})
+            lines.append(f"def gen{piece_index}(r1, r2, r3, r4, adj, ground, append):")
+            # Shared subexpressions first: each shifted bitboard is computed once per call.
+            lines += [f"    r{h}_{s} = r{h} >> {s}" for h, s in room_terms]
+            lines += [f"    a{s} = adj >> {s}" for s in contact_shifts]
+            for ground in (True, False):
+                lines.append("    if ground:" if ground else "    else:")
+                for m in masks:
+                    terms = " & ".join(f"r{h}_{s}" for h, s in m.columns)
+                    contact = " | ".join(f"a{s}" for s in m.cube_shifts)
+                    anchor = m.anchor_ground if ground else m.anchor
+                    lines += [
+                        f"        m = {terms} & {anchor}",
+                        "        if m:",
+                        f"            m &= {contact}",
+                        "            if m:",
+                        f"                append(({m.orientation.index}, m))",
+                    ]
+            lines.append("    return None")
+        namespace: dict[str, object] = {}
+        code = compile("\n".join(lines), f"<blokus3d generator {self.structure.key}>", "exec")
+        exec(code, namespace)
+        return [namespace[f"gen{i}"] for i in range(NUM_PIECES)]  # type: ignore[misc]
+
+    def decode(self, orientation: int, bits: int) -> list[tuple[int, int, int]]:
+        """The (board x, board y, z) anchors of an anchor bitboard, in bit order."""
+        out = []
+        while bits:
+            low = bits & -bits
+            b = low.bit_length() - 1
+            z, cell = divmod(b, self.layer)
+            square = self.cell_square[cell]
+            out.append((square % BOARD_SIZE, square // BOARD_SIZE, z))
+            bits ^= low
+        return out

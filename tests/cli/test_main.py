@@ -1,0 +1,146 @@
+"""The command line: options errors (exit 2, one line), games listing, play, replay, bench."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from masques.cli.main import app
+
+runner = CliRunner()
+
+
+def test_games_lists_blokus3d_with_options_defaults_and_allowed_values() -> None:
+    result = runner.invoke(app, ["games", "--json"])
+    assert result.exit_code == 0
+    data = {g["name"]: g for g in json.loads(result.stdout)}
+    options = {o["name"]: o for o in data["blokus3d"]["options"]}
+    assert options["players"]["default"] == 4
+    assert options["players"]["allowed"] == [2, 3, 4]
+    assert options["structure"]["allowed"] == ["A", "B", "C", "D", "custom"]
+    table = runner.invoke(app, ["games"])
+    assert table.exit_code == 0 and "--players" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["play", "blokus3d", "--players", "5"], "must be one of 2, 3, 4"),
+        (["play", "blokus3d", "--structure", "E"], "must be one of A, B, C, D, custom"),
+        (["play", "blokus3d", "--players", "four"], "must be one of 2, 3, 4"),
+        (["play", "nope"], "unknown game 'nope'"),
+        (["play", "blokus3d", "--seats", "human,robot"], "unknown bot 'robot'"),
+        (["play", "blokus3d", "--seats", "human,random"], "lists 2 seats; this game has 4"),
+        (["bench", "blokus3d", "--players", "1"], "must be one of 2, 3, 4"),
+        (["play", "blokus3d", "--structure", "custom"], "custom_structure' is required"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert fragment in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_custom_structure_from_a_toml_file(tmp_path: Path) -> None:
+    grid = tmp_path / "hill.toml"
+    grid.write_text('name = "Hill"\nheights = ["0120", "1331", "0120"]\n', "utf-8")
+    record = tmp_path / "game.json"
+    result = runner.invoke(
+        app,
+        [
+            "play",
+            "blokus3d",
+            "--structure",
+            "custom",
+            "--custom-structure",
+            str(grid),
+            "--players",
+            "2",
+            "--seats",
+            "random",
+            "--save",
+            str(record),
+            "--no-layers",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    saved = json.loads(record.read_text("utf-8"))
+    assert saved["options"]["custom_structure"]["name"] == "Hill"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"heights": ["01x"]}', "utf-8")
+    result = runner.invoke(app, ["play", "blokus3d", "--structure", "custom", "--custom-structure", str(bad)])
+    assert result.exit_code == 2
+    assert "'x' is not a digit" in result.stderr
+
+
+def test_bots_play_a_whole_game_and_the_record_replays(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    result = runner.invoke(
+        app,
+        [
+            "play",
+            "blokus3d",
+            "--players",
+            "3",
+            "--structure",
+            "C",
+            "--seats",
+            "random",
+            "--seed",
+            "5",
+            "--save",
+            str(record),
+            "--no-layers",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Game over" in result.stdout
+    data = json.loads(record.read_text("utf-8"))
+    assert data["game"] == "blokus3d" and data["seed"] == 5 and data["actions"]
+    replayed = runner.invoke(app, ["replay", str(record)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "game finished" in replayed.stdout
+
+
+def test_a_human_lists_moves_makes_errors_and_plays(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    commands = "\n".join(
+        ["help", "moves", "moves I2", "1", "L4:0@a1", "garbage", "show V3", "moves XX", "quit"]
+    )
+    result = runner.invoke(
+        app,
+        ["play", "blokus3d", "--seats", "human,random,random,random", "--save", str(record)],
+        input=commands + "\n",
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "2265 legal moves" in out  # empty pyramid D, 4 players
+    assert "I2:0@c3" in out
+    assert "outside the structure" in out
+    assert "cannot read 'garbage'" in out
+    assert "V3:11" in out
+    assert "Game stopped" in out
+    saved = json.loads(record.read_text("utf-8"))
+    assert len(saved["actions"]) >= 4  # the human's I2 and three bot moves
+
+
+def test_replay_refuses_a_broken_file(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"game": "blokus3d"}', "utf-8")
+    result = runner.invoke(app, ["replay", str(broken)])
+    assert result.exit_code == 2
+    assert "lacks" in result.stderr
+    missing = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
+    assert missing.exit_code == 2
+
+
+def test_bench_prints_a_table_per_structure() -> None:
+    result = runner.invoke(app, ["bench", "blokus3d", "--seconds", "0.2", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["label"] for r in rows] == ["structure A", "structure B", "structure C", "structure D"]
+    assert all(r["playouts"] >= 1 and r["mean_legal_moves"] > 0 for r in rows)
