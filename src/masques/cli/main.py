@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..engine import EngineError, GameRecord, game_class, game_names
@@ -226,6 +226,90 @@ def bench(
             f"{r.mean_length:.1f}",
         )
     console.print(table)
+
+
+solve_app = typer.Typer(help="Blokus 3D solitaire puzzles (B3-10).", no_args_is_help=True)
+app.add_typer(solve_app, name="solve")
+
+
+def _progress_bar() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+
+
+@solve_app.command("cube")
+def solve_cube(
+    size: Annotated[int, typer.Option(help="Edge of the cube: 3, 4 or 5.")] = 3,
+    single_colour: Annotated[
+        bool,
+        typer.Option(
+            "--single-colour/--multi-colour",
+            help="Count every single-colour 3x3x3 cube (size 3 only), or find one multi-colour packing.",
+        ),
+    ] = False,
+) -> None:
+    """Count single-colour 3x3x3 cubes per piece set, or print one multi-colour packing."""
+    from ..games.blokus3d import solitaire
+
+    if size not in solitaire.PACKING_SIZES:
+        fail(f"--size must be one of 3, 4, 5 (got {size})")
+    if single_colour and size != 3:
+        fail("--single-colour needs --size 3: one colour's 40 cubes cannot fill a larger cube")
+    with _progress_bar() as progress:
+        task = progress.add_task("piece sets" if single_colour else "searching", total=None)
+
+        def report(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        if single_colour:
+            result = solitaire.count_single_colour_cube(progress=report)
+        else:
+            packing = solitaire.find_packing(size, progress=report)
+    if single_colour:
+        _print_single_colour(result)
+        return
+    console.print(
+        f"One {size}x{size}x{size} packing with {len(packing.pieces)} pieces "
+        f"(letter = colour b/y/r/g, then the piece), layers from the bottom:"
+    )
+    for z, layer in enumerate(solitaire.render_packing_layers(packing, size)):
+        console.print(f"z = {z}", style="bold")
+        console.print(layer, highlight=False)
+
+
+def _print_single_colour(result: Any) -> None:
+    table = Table(title="Single-colour 3x3x3 cubes (B3-10): distinct solutions per piece set")
+    table.add_column("pieces", no_wrap=True)
+    table.add_column("up to rotation", justify="right")
+    table.add_column("up to rotation + reflection", justify="right")
+    table.add_column("note")
+    for r in result.sets:
+        if not r.possible:
+            continue
+        note = f"mirror of {' '.join(r.mirror_of)}" if r.mirror_of else ""
+        if set(r.pieces) == {"V3", "L4", "T4", "S4", "SR", "SL", "Y4"}:
+            note = "the Soma cube"
+        table.add_row(" ".join(r.pieces), str(r.rotation_count), str(r.rotation_reflection_count), note)
+    console.print(table)
+    console.print(
+        f"{len(result.possible)} of {len(result.sets)} piece sets are possible. "
+        f"Total: {result.total_rotation} distinct cubes up to rotation, "
+        f"{result.total_rotation_reflection} up to rotation and reflection (mirror pairs counted once)."
+    )
+    with_i4 = [p for p in result.impossible if "I4" in p]
+    others = [p for p in result.impossible if "I4" not in p]
+    console.print(
+        f"Impossible piece sets ({len(result.impossible)}): the {len(with_i4)} sets with I4 "
+        "(4 cubes long, it cannot lie in a 3-cube edge)" + (", and:" if others else ".")
+    )
+    for pieces in others:
+        console.print("  " + " ".join(pieces), highlight=False)
 
 
 def _advance(progress: Progress, task: TaskID, fraction: float) -> None:

@@ -34,6 +34,8 @@ from ...engine.core import (
 )
 from .geometry import Geometry
 from .pieces import (
+    COLOUR_LETTERS,
+    COLOURS,
     NUM_ORIENTATIONS,
     NUM_PIECES,
     ORIENTATIONS,
@@ -48,9 +50,6 @@ from .structures import (
     parse_custom_grid,
 )
 
-COLOURS: tuple[str, ...] = ("blue", "yellow", "red", "green")
-"""B3-1: colours in seat order."""
-COLOUR_LETTERS = "byrg"
 FILES = "abcdefghij"
 SQUARES = BOARD_SIZE * BOARD_SIZE
 NUM_ACTIONS = NUM_ORIENTATIONS * SQUARES
@@ -201,7 +200,6 @@ class Blokus3DState(State):
         self.geo = geo
         n = game.colours_in_play
         self.heights = [0] * geo.layer
-        self.top = [-1] * geo.layer  # colour of each column's top cube, -1 if empty
         self.colour_bits = [0] * n
         self.adjacent = [0] * n  # cells that touch each colour's cubes
         self.adjacent_any = 0
@@ -352,36 +350,44 @@ class Blokus3DState(State):
         self._settle((colour + 1) % self.game.colours_in_play)
 
     def _place(self, colour: int, o: int, anchor_cell: int, z: int) -> None:
-        """Put the cubes on the height map and update every bitboard incrementally."""
-        orient = ORIENTATIONS[o]
-        geo = self.geo
-        width, layer = geo.width, geo.layer
+        """Put the cubes on the height map and update every bitboard incrementally.
+
+        The piece must rest on the height map (each column's lowest cube at the column's height), as
+        every legal placement does; the geometry's cached tables rely on it.
+        """
+        p = self.geo.placement(o, anchor_cell + self.geo.layer * z)
         heights = self.heights
-        surface = self.surface
-        for dx, dy, _, height in orient.columns:
-            cell = anchor_cell + dx + width * dy
-            old = heights[cell]
-            new = old + height
-            surface ^= 1 << (cell + layer * old)
-            if new < geo.max_height[cell]:
-                surface |= 1 << (cell + layer * new)
-            heights[cell] = new
-            self.top[cell] = colour
-        self.surface = surface
-        bits, near = geo.piece_bits(o, anchor_cell + layer * z)
-        self.colour_bits[colour] |= bits
-        self.adjacent[colour] |= near
-        self.adjacent_any |= near
+        for cell, height in p.heights:
+            heights[cell] = height
+        self.surface = (self.surface & p.surface_keep) | p.surface_add
+        self.colour_bits[colour] |= p.bits
+        self.adjacent[colour] |= p.near
+        self.adjacent_any |= p.near
         self.placed_any = True
 
     # -- results -----------------------------------------------------------------------------
+    def top_colours(self) -> list[int]:
+        """Per box cell, the colour of the column's top cube (-1 for an empty column)."""
+        layer = self.geo.layer
+        out = []
+        for cell, h in enumerate(self.heights):
+            top = -1
+            if h:
+                b = 1 << (cell + layer * (h - 1))
+                for colour, bits in enumerate(self.colour_bits):
+                    if bits & b:
+                        top = colour
+                        break
+            out.append(top)
+        return out
+
     def colour_scores(self) -> list[int]:
         """B3-6: squares of the colour seen from above, minus one per piece not placed."""
         n = self.game.colours_in_play
         scores = [0] * n
-        for c in self.top:
-            if c >= 0:
-                scores[c] += 1
+        for colour in self.top_colours():
+            if colour >= 0:
+                scores[colour] += 1
         for colour in range(n):
             scores[colour] -= self.hands[colour].bit_count()
         return scores
@@ -415,7 +421,6 @@ class Blokus3DState(State):
         other.geo = self.geo
         other.history = self.history.copy()
         other.heights = self.heights.copy()
-        other.top = self.top.copy()
         other.colour_bits = self.colour_bits.copy()
         other.adjacent = self.adjacent.copy()
         other.adjacent_any = self.adjacent_any
@@ -498,7 +503,6 @@ class Blokus3DState(State):
             "seed": self.seed,
             "history": list(self.history),
             "heights": list(self.heights),
-            "top": list(self.top),
             "colour_bits": [str(b) for b in self.colour_bits],
             "adjacent": [str(b) for b in self.adjacent],
             "adjacent_any": str(self.adjacent_any),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .pieces import NUM_PIECES, ORIENTATIONS, Orientation
 from .structures import BOARD_SIZE, Structure
@@ -41,6 +42,16 @@ class OrientationMasks:
     anchor_ground: int  # the same, z = 0 only (a colour's first piece, B3-4 c)
     columns: tuple[tuple[int, int], ...]  # (height, shift of the column's lowest cube)
     cube_shifts: tuple[int, ...]
+
+
+class Placement(NamedTuple):
+    """The bitboard changes of one placement: cubes, their neighbours, surface and heights."""
+
+    bits: int
+    near: int
+    surface_keep: int  # AND-mask: clears the old surface bits of the piece's columns
+    surface_add: int  # the new surface bits (columns that are not full)
+    heights: tuple[tuple[int, int], ...]  # (box cell, new height)
 
 
 class Geometry:
@@ -83,7 +94,7 @@ class Geometry:
         self.masks: tuple[OrientationMasks, ...] = tuple(self._orientation_masks(o) for o in ORIENTATIONS)
         self.generators: list[PieceGenerator] = self._compile_generator()
         self._hand_generators: dict[int, list[PieceGenerator]] = {}
-        self._piece_bits: dict[int, tuple[int, int]] = {}
+        self._placements: dict[int, Placement] = {}
 
     def generators_for_hand(self, hand: int) -> list[PieceGenerator]:
         """The generators of the pieces in a hand bitmask (cached: at most 2048 hands)."""
@@ -93,17 +104,33 @@ class Geometry:
             self._hand_generators[hand] = gens
         return gens
 
-    def piece_bits(self, orientation: int, base: int) -> tuple[int, int]:
-        """The cube bits of an orientation anchored at bit ``base``, and the bits next to them."""
+    def placement(self, orientation: int, base: int) -> Placement:
+        """What placing an orientation with its anchor at bit ``base`` changes (cached).
+
+        The piece rests on the height map, so each column's old height is the anchor's z plus the
+        column's lowest dz: everything follows from (orientation, base).
+        """
         key = orientation * self.num_bits + base
-        found = self._piece_bits.get(key)
+        found = self._placements.get(key)
         if found is None:
-            bits = near = 0
-            for shift in self.masks[orientation].cube_shifts:
-                bits |= 1 << (base + shift)
-                near |= self.neighbours[base + shift]
-            found = self._piece_bits[key] = (bits, near)
+            found = self._placements[key] = self._make_placement(orientation, base)
         return found
+
+    def _make_placement(self, orientation: int, base: int) -> Placement:
+        z, anchor_cell = divmod(base, self.layer)
+        bits = near = remove = add = 0
+        for shift in self.masks[orientation].cube_shifts:
+            bits |= 1 << (base + shift)
+            near |= self.neighbours[base + shift]
+        heights = []
+        for dx, dy, zlow, height in self.masks[orientation].orientation.columns:
+            cell = anchor_cell + dx + self.width * dy
+            old, new = z + zlow, z + zlow + height
+            remove |= 1 << (cell + self.layer * old)
+            if new < self.max_height[cell]:
+                add |= 1 << (cell + self.layer * new)
+            heights.append((cell, new))
+        return Placement(bits, near, ~remove, add, tuple(heights))
 
     def bit(self, ax: int, ay: int, z: int) -> int:
         return ax + self.width * ay + self.layer * z
@@ -141,6 +168,9 @@ class Geometry:
         ``(orientation index, anchor bitboard)`` for every orientation of the piece that has a legal
         placement: ``r1..r4`` are the room bitboards, ``adj`` the cells a cube must touch (one of the
         piece's cubes must lie in it), ``ground`` whether the anchor must be at z = 0.
+
+        Each shifted bitboard is computed once per call, and AND/OR pairs that several orientations
+        of the piece share are computed once too (greedy common-subexpression sharing).
         """
         lines: list[str] = []
         for piece_index in range(NUM_PIECES):
@@ -148,22 +178,37 @@ class Geometry:
             room_terms = sorted({c for m in masks for c in m.columns})
             contact_shifts = sorted({c for m in masks for c in m.cube_shifts})
             lines.append(f"def gen{piece_index}(r1, r2, r3, r4, adj, ground, append):")
-            # Shared subexpressions first: each shifted bitboard is computed once per call.
             lines += [f"    r{h}_{s} = r{h} >> {s}" for h, s in room_terms]
             lines += [f"    a{s} = adj >> {s}" for s in contact_shifts]
-            for ground in (True, False):
-                lines.append("    if ground:" if ground else "    else:")
-                for m in masks:
-                    terms = " & ".join(f"r{h}_{s}" for h, s in m.columns)
-                    contact = " | ".join(f"a{s}" for s in m.cube_shifts)
-                    anchor = m.anchor_ground if ground else m.anchor
-                    lines += [
-                        f"        m = {terms} & {anchor}",
-                        "        if m:",
-                        f"            m &= {contact}",
-                        "            if m:",
-                        f"                append(({m.orientation.index}, m))",
-                    ]
+            products = [
+                [f"r{h}_{s}" for h, s in m.columns] + [str(m.anchor)] for m in masks
+            ]
+            sums = [[f"a{s}" for s in m.cube_shifts] for m in masks]
+            shared_and, products = _share_pairs(products, f"p{piece_index}_")
+            shared_or, sums = _share_pairs(sums, f"q{piece_index}_")
+            lines.append("    if ground:")
+            for m in masks:
+                terms = " & ".join(f"r{h}_{s}" for h, s in m.columns)
+                contact = " | ".join(f"a{s}" for s in m.cube_shifts)
+                lines += [
+                    f"        m = {terms} & {m.anchor_ground}",
+                    "        if m:",
+                    f"            m &= {contact}",
+                    "            if m:",
+                    f"                append(({m.orientation.index}, m))",
+                ]
+            lines.append("        return None")
+            lines += [f"    {name} = {a} & {b}" for name, a, b in shared_and]
+            lines += [f"    {name} = {a} | {b}" for name, a, b in shared_or]
+            for m, product, total in zip(masks, products, sums, strict=True):
+                contact = " | ".join(total)
+                lines += [
+                    f"    m = {' & '.join(product)}",
+                    "    if m:",
+                    f"        m &= {contact}" if len(total) == 1 else f"        m &= ({contact})",
+                    "        if m:",
+                    f"            append(({m.orientation.index}, m))",
+                ]
             lines.append("    return None")
         namespace: dict[str, object] = {}
         code = compile("\n".join(lines), f"<blokus3d generator {self.structure.key}>", "exec")
@@ -181,3 +226,33 @@ class Geometry:
             out.append((square % BOARD_SIZE, square // BOARD_SIZE, z))
             bits ^= low
         return out
+
+
+def _share_pairs(
+    expressions: list[list[str]], prefix: str
+) -> tuple[list[tuple[str, str, str]], list[list[str]]]:
+    """Greedy sharing for associative operators: while a pair of terms occurs in two or more
+    expressions, name it once and use the name instead.  Returns the named pairs (in order of
+    definition) and the rewritten expressions."""
+    exprs = [list(e) for e in expressions]
+    shared: list[tuple[str, str, str]] = []
+    while True:
+        counts: dict[tuple[str, str], int] = {}
+        for e in exprs:
+            terms = sorted(set(e))
+            for i, a in enumerate(terms):
+                for b in terms[i + 1 :]:
+                    counts[(a, b)] = counts.get((a, b), 0) + 1
+        if not counts:
+            break
+        (a, b), n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if n < 2:
+            break
+        name = f"{prefix}{len(shared)}"
+        shared.append((name, a, b))
+        for e in exprs:
+            if a in e and b in e:
+                e.remove(a)
+                e.remove(b)
+                e.append(name)
+    return shared, exprs

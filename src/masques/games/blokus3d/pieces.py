@@ -43,6 +43,11 @@ PIECE_NAMES: dict[str, str] = {
     "Y4": "branch",
 }
 
+COLOURS: tuple[str, ...] = ("blue", "yellow", "red", "green")
+"""B3-1: colour names by index, in seat order."""
+COLOUR_LETTERS = "byrg"
+"""One-letter colour codes (observations' stacks, drawings)."""
+
 PIECE_IDS: tuple[str, ...] = tuple(PIECE_CUBES)
 NUM_PIECES = len(PIECE_IDS)
 CUBES_PER_COLOUR = sum(len(c) for c in PIECE_CUBES.values())  # 40
