@@ -226,14 +226,10 @@ class Blokus3DState(State):
             adj, ground = self.adjacent_any, True  # a colour's first piece: touch any, on the ground
         else:
             adj, ground = self.adjacent[colour], False
-        out: list[tuple[int, int]] = []
-        append = out.append
         surface = self.surface
         _, c2, c3, c4 = self.geo.capacity[1:]
-        r2, r3, r4 = surface & c2, surface & c3, surface & c4
-        for gen in self.geo.generators_for_hand(hand):
-            gen(surface, r2, r3, r4, adj, ground, append)
-        return out
+        gen = self.geo.generate_ground if ground else self.geo.generate
+        return gen(surface, surface & c2, surface & c3, surface & c4, adj, hand)
 
     def _settle(self, start: int) -> None:
         """Make ``start`` or the next colour with a legal move current (B3-5); others drop out."""
