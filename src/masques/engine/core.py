@@ -38,7 +38,7 @@ class InvalidOptionError(EngineError, ValueError):
     def __init__(self, game: str, option: str, message: str) -> None:
         self.game = game
         self.option = option
-        super().__init__(f"{game}: option '{option}' {message}")
+        super().__init__(f"{game}: option {option!r} {message}")
 
 
 class ActionError(EngineError):
