@@ -32,7 +32,7 @@ from ...engine.core import (
     OptionSpec,
     State,
 )
-from .geometry import Geometry
+from .geometry import geometry_for
 from .pieces import (
     COLOUR_LETTERS,
     COLOURS,
@@ -130,7 +130,13 @@ class Blokus3DGame(Game):
                 )
             self.structure = builtin_structure(str(options["structure"]), self.grid_players(options))
         self.colours_in_play = 4 if options["colours_per_player"] == 2 else int(players)
-        self.geometry = Geometry(self.structure)
+        self.geometry = geometry_for(self.structure)
+        if not self.geometry.generate(*self.geometry.empty_rooms(), -1, FULL_HAND):
+            raise InvalidOptionError(
+                self.name,
+                "custom_structure",
+                "has room for no piece: not even a domino (two cubes side by side or stacked) fits",
+            )
 
     @staticmethod
     def grid_players(options: dict[str, JSON]) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from .pieces import NUM_PIECES, ORIENTATIONS, Orientation
@@ -94,6 +95,11 @@ class Geometry:
         self.masks: tuple[OrientationMasks, ...] = tuple(self._orientation_masks(o) for o in ORIENTATIONS)
         self.generate, self.generate_ground = self._compile_generator()
         self._placements: dict[int, Placement] = {}
+
+    def empty_rooms(self) -> tuple[int, int, int, int]:
+        """The room bitboards r1..r4 of the empty structure."""
+        surface = self.capacity[1] & self.ground
+        return surface, surface & self.capacity[2], surface & self.capacity[3], surface & self.capacity[4]
 
     def placement(self, orientation: int, base: int) -> Placement:
         """What placing an orientation with its anchor at bit ``base`` changes (cached).
@@ -259,3 +265,9 @@ def _share_pairs(
                 e.remove(b)
                 e.append(name)
     return shared, exprs
+
+
+@lru_cache(maxsize=64)
+def geometry_for(structure: Structure) -> Geometry:
+    """One geometry per structure, shared by every game on it (building one compiles code)."""
+    return Geometry(structure)
