@@ -34,6 +34,10 @@ PLAYTHROUGHS: tuple[Playthrough, ...] = (
         {"structure": "C", "players": 2, "colours_per_player": 2, "two_player_scoring": "best"},
         "C-2x2-best",
     ),
+    Playthrough("masker", 1, {"players": 2, "variant": "2d"}, "2p-2d"),
+    Playthrough("masker", 2, {"players": 3, "variant": "2d"}, "3p-2d"),
+    Playthrough("masker", 3, {"players": 4, "variant": "3d"}, "4p-3d"),
+    Playthrough("masker", 4, {"players": 3, "variant": "3d"}, "3p-3d"),
 )
 
 
