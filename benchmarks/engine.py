@@ -1,6 +1,7 @@
 """Engine speed, one core: random playouts/s, legal-move generations/s, mean legal moves per turn.
 
-Usage: python benchmarks/engine.py [GAME] [--seconds S]   (same figures as ``masques bench GAME``)
+Usage: python benchmarks/engine.py [GAME ...] [--seconds S]   (default: every game; the same
+figures as ``masques bench GAME``)
 For Blokus 3D it also times the reference generator of the tests (a plain loop over pieces,
 orientations and positions) on the same positions, and prints the speed ratio.
 """
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 from masques.cli.bench import configurations, run_playouts
-from masques.engine import load_game
+from masques.engine import game_names, load_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,20 +51,22 @@ def reference_ratio(seconds: float) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("game", nargs="?", default="blokus3d")
+    parser.add_argument("games", nargs="*", help="games to measure (default: all)")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--players", type=int, default=None)
     args = parser.parse_args()
     base = {} if args.players is None else {"players": args.players}
-    print(f"{args.game}: random playouts on one core, {args.seconds:g} s per configuration")
-    print(f"{'configuration':<16}{'playouts/s':>12}{'generations/s':>16}{'mean legal':>12}{'moves/game':>12}")
-    for label, options in configurations(args.game, base):
-        r = run_playouts(load_game(args.game, options), seconds=args.seconds, label=label)
-        print(
-            f"{label:<16}{r.playouts_per_second:>12,.0f}{r.generations_per_second:>16,.0f}"
-            f"{r.mean_legal_moves:>12,.1f}{r.mean_length:>12.1f}"
-        )
-    if args.game == "blokus3d":
+    games = args.games or game_names()
+    for name in games:
+        print(f"\n{name}: random playouts on one core, {args.seconds:g} s per configuration")
+        print(f"{'configuration':<16}{'playouts/s':>12}{'decisions/s':>16}{'mean legal':>12}{'moves/game':>12}")
+        for label, options in configurations(name, base):
+            r = run_playouts(load_game(name, options), seconds=args.seconds, label=label)
+            print(
+                f"{label:<16}{r.playouts_per_second:>12,.0f}{r.generations_per_second:>16,.0f}"
+                f"{r.mean_legal_moves:>12,.1f}{r.mean_length:>12.1f}"
+            )
+    if "blokus3d" in games:
         fast, slow, n = reference_ratio(min(args.seconds, 3.0))
         print(
             f"\nstructure D, 4 players, {n} positions from random games: bitboard generator "
