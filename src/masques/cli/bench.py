@@ -87,6 +87,12 @@ def configurations(game_name: str, base: dict[str, JSON]) -> list[tuple[str, dic
     variant (unless options are given), else the given options."""
     if game_name == "blokus3d" and "structure" not in base:
         return [(f"structure {k}", {**base, "structure": k}) for k in ("A", "B", "C", "D")]
+    if game_name == "mascarade" and not base:
+        return [
+            (f"{p}p{' scoring' if s else ''}", {"players": p, "scoring": s})
+            for s in (False, True)
+            for p in (2, 3, 4)
+        ]
     if game_name == "masker" and not base:
         return [(f"{p}p {v}", {"players": p, "variant": v}) for v in ("2d", "3d") for p in (2, 3, 4)]
     return [(", ".join(f"{k}={v}" for k, v in base.items()) or "defaults", base)]

@@ -38,6 +38,8 @@ PLAYTHROUGHS: tuple[Playthrough, ...] = (
     Playthrough("masker", 2, {"players": 3, "variant": "2d"}, "3p-2d"),
     Playthrough("masker", 3, {"players": 4, "variant": "3d"}, "4p-3d"),
     Playthrough("masker", 4, {"players": 3, "variant": "3d"}, "3p-3d"),
+    Playthrough("mascarade", 1, {"players": 3, "scoring": False}, "3p"),
+    Playthrough("mascarade", 2, {"players": 4, "scoring": True}, "4p-scoring"),
 )
 
 

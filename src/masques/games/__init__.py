@@ -2,9 +2,11 @@
 
 from ..engine.registry import register
 from .blokus3d import Blokus3DGame
+from .mascarade import MascaradeGame
 from .masker import MaskerGame
 
 register(Blokus3DGame)
 register(MaskerGame)
+register(MascaradeGame)
 
-__all__ = ["Blokus3DGame", "MaskerGame"]
+__all__ = ["Blokus3DGame", "MascaradeGame", "MaskerGame"]
