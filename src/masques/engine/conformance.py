@@ -283,8 +283,9 @@ def check_bad_apply_never_mutates(game: Game, seed: int) -> None:
 
 
 def playthrough(game: Game, seed: int) -> str:
-    """A seed-fixed text trace: options, then per step the spectator's observation and what each
-    seat sees beyond it, the legal actions (count, digest and the first few), and the action taken."""
+    """A seed-fixed text trace: options, then per step the spectator's observation (in full at the
+    start, then what changed), what each seat sees beyond it, the legal actions (count, digest and
+    the first few), and the action taken."""
     rng = random.Random(seed)
     lines = [
         f"game: {game.name}",
@@ -296,11 +297,17 @@ def playthrough(game: Game, seed: int) -> str:
     ]
     state = game.new_initial_state(seed)
     step = 0
+    previous: dict[str, JSON] | None = None
     while True:
         lines.append("")
         lines.append(f"# step {step}")
         public = state.observation(None)
-        lines.append(f"observation[spectator]: {_dump(public)}")
+        if previous is None:
+            lines.append(f"observation[spectator]: {_dump(public)}")
+        else:
+            changed = {k: v for k, v in public.items() if previous.get(k) != v}
+            lines.append(f"observation[spectator] changes: {_dump(changed)}")
+        previous = public
         for seat in range(game.num_players):
             obs = state.observation(seat)
             differs = {k: v for k, v in obs.items() if public.get(k) != v}
