@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,7 +23,7 @@ from rich.pretty import Pretty
 from ..ai import Bot, make_bot
 from ..engine import ActionError, Game, GameRecord, State
 from ..games.blokus3d.pieces import ORIENTATIONS_BY_PIECE
-from . import blokus3d_view
+from . import blokus3d_view, mascarade_view, masker_view
 
 HUMAN = "human"
 MAX_LISTED = 80
@@ -42,6 +43,10 @@ def render_observation(game_name: str, obs: dict[str, Any], *, show_layers: bool
     """The game's own drawing where one exists, else the observation as data."""
     if game_name == "blokus3d":
         return blokus3d_view.board(obs, show_layers=show_layers)
+    if game_name == "masker":
+        return masker_view.board(obs, show_layers=show_layers)
+    if game_name == "mascarade":
+        return mascarade_view.board(obs, show_layers=show_layers)
     return Pretty(obs)
 
 
@@ -111,6 +116,8 @@ class TerminalGame:
             else:
                 if hidden and len(self.humans) > 1 and last_human != seat:
                     self.console.clear()
+                    if self.console.is_terminal:  # also wipe the scrollback: it holds the last view
+                        self.console.file.write("\x1b[3J")
                     self.ask(f"Seat {seat}: take the keyboard and press Enter (others look away) ")
                 last_human = seat
                 self.show(seat)
@@ -137,6 +144,19 @@ class TerminalGame:
             "  save [FILE]     save the game record now",
             "  quit            stop (the record is saved)",
         ]
+        if self.game.name == "masker":
+            lines[:4] = [
+                "Enter the square the runner steps to (e.g. c4), 'stop' to end your turn",
+                "after a step, 'take N' to take the next cross from seat N's piles (MK-11),",
+                "or the number of a move from the last listing.",
+                "  moves           list legal moves",
+            ]
+        if self.game.name == "mascarade":
+            lines[:4] = [
+                "Enter CARD@SQUARE to place a card of your hand (e.g. 12@e5), or 'pass' when",
+                "nothing fits, or the number of a move from the last listing.",
+                "  moves [CARD]    list legal moves (of one card)",
+            ]
         if self.game.name == "blokus3d":
             lines.append("Pieces: " + blokus3d_view.pieces_help())
             lines.append(
@@ -149,18 +169,18 @@ class TerminalGame:
         legal = self.state.legal_actions()
         texts = [(a, self.state.action_to_str(a)) for a in legal]
         if piece:
-            texts = [(a, t) for a, t in texts if t.split(":")[0].upper() == piece.upper()]
+            texts = [(a, t) for a, t in texts if _group(t).upper() == piece.upper()]
         if len(texts) > MAX_LISTED and not piece:
             counts: dict[str, int] = {}
             for _, t in texts:
-                counts[t.split(":")[0]] = counts.get(t.split(":")[0], 0) + 1
+                counts[_group(t)] = counts.get(_group(t), 0) + 1
             summary = ", ".join(f"{p}: {n}" for p, n in counts.items())
             self.console.print(f"{len(texts)} legal moves ({summary}). Type 'moves PIECE' to list one piece.")
             return
-        self.listed = [a for a, _ in texts]
         if not texts:
-            self.console.print("No legal move with that piece.")
+            self.console.print(f"No legal move uses {piece!r}.")
             return
+        self.listed = [a for a, _ in texts]
         width = max(len(t) for _, t in texts) + 6
         per_row = max(1, 100 // width)
         for i in range(0, len(texts), per_row):
@@ -202,7 +222,7 @@ class TerminalGame:
             elif line.isdigit():
                 n = int(line)
                 if not self.listed or not 1 <= n <= len(self.listed):
-                    self.console.print("No such number: list moves first with 'moves PIECE'.")
+                    self.console.print("No such number: list moves first with 'moves'.")
                     continue
                 return self.listed[n - 1]
             else:
@@ -213,6 +233,11 @@ class TerminalGame:
                     self.console.print(f"[red]{exc}[/]")
                     continue
                 return action
+
+
+def _group(move_text: str) -> str:
+    """What 'moves X' filters on: the piece (L4:5@c3) or the card (12@e5) a move uses."""
+    return re.split(r"[:@]", move_text, maxsplit=1)[0]
 
 
 def save_record(record: GameRecord, path: Path) -> Path:
