@@ -93,6 +93,8 @@ def configurations(game_name: str, base: dict[str, JSON]) -> list[tuple[str, dic
             for s in (False, True)
             for p in (2, 3, 4)
         ]
+    if game_name == "maske" and not base:
+        return [(f"{p}p", {"players": p}) for p in (3, 4, 5, 6)]
     if game_name == "masker" and not base:
         return [(f"{p}p {v}", {"players": p, "variant": v}) for v in ("2d", "3d") for p in (2, 3, 4)]
     return [(", ".join(f"{k}={v}" for k, v in base.items()) or "defaults", base)]
