@@ -1,5 +1,5 @@
 """Bots: they act from their seat's observation history and the legal actions, never the true state."""
 
-from .bots import BOTS, Bot, RandomBot, make_bot
+from .bots import BOT_KINDS, LEVELS, Bot, RandomBot, make_bot
 
-__all__ = ["BOTS", "Bot", "RandomBot", "make_bot"]
+__all__ = ["BOT_KINDS", "LEVELS", "Bot", "RandomBot", "make_bot"]

@@ -1,8 +1,9 @@
-"""The bot interface and the baseline random bot.
+"""The bot interface, the baseline random bot, and the named bots and levels players choose from.
 
 A bot sees what its seat may see: the game (options and facts), its seat, its observation history
 and the legal actions of the current decision.  It never receives the true state of a
-hidden-information game.
+hidden-information game.  Levels are iteration budgets per game, so a level plays the same on any
+machine; ``hard`` takes about 0.2 s and ``expert`` about 1 s per move on one core here.
 """
 
 from __future__ import annotations
@@ -47,13 +48,31 @@ class RandomBot:
         return legal_actions[rng.randrange(len(legal_actions))]
 
 
-BOTS: dict[str, type[RandomBot]] = {"random": RandomBot}
-"""Bot kinds by the name used in ``--seats``."""
+LEVELS: dict[str, dict[str, tuple[int, int]]] = {
+    # game: level -> (iterations, playout depth; 0 = to the end)
+    "blokus3d": {"easy": (15, 0), "medium": (60, 0), "hard": (200, 0), "expert": (900, 0)},
+    "masker": {"easy": (60, 0), "medium": (300, 0), "hard": (1200, 0), "expert": (6000, 0)},
+    "mascarade": {"easy": (20, 0), "medium": (60, 0), "hard": (180, 0), "expert": (900, 0)},
+    "maske": {"easy": (40, 30), "medium": (150, 30), "hard": (500, 30), "expert": (2500, 30)},
+}
+"""Iteration budgets per game and level (see the arena tables under docs/ratings/)."""
+
+BOT_KINDS = ("random", "greedy", "easy", "medium", "hard", "expert")
 
 
-def make_bot(kind: str) -> Bot:
-    """A bot by name; ValueError names the known kinds."""
-    try:
-        return BOTS[kind]()
-    except KeyError:
-        raise ValueError(f"unknown bot {kind!r}; bots are: {', '.join(sorted(BOTS))}") from None
+def make_bot(kind: str, game: str | None = None) -> Bot:
+    """A bot by name: ``random``, ``greedy`` or a level; ValueError names the known kinds."""
+    from .search import GreedyBot, SearchBot
+
+    if kind == "random":
+        return RandomBot()
+    if kind == "greedy":
+        return GreedyBot()
+    if kind in ("easy", "medium", "hard", "expert"):
+        if game is None:
+            return SearchBot(LEVELS["masker"][kind][0], name=kind)
+        if game not in LEVELS:
+            raise ValueError(f"no bot levels for game {game!r}")
+        iterations, depth = LEVELS[game][kind]
+        return SearchBot(iterations, playout_depth=depth, name=kind)
+    raise ValueError(f"unknown bot {kind!r}; bots are: {', '.join(BOT_KINDS)}")

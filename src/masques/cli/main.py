@@ -104,7 +104,8 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="Game name (see 'masques games').")],
     seats: Annotated[
-        str, typer.Option(help="Comma-separated seat kinds: human or a bot (random).")
+        str,
+        typer.Option(help="Comma-separated seat kinds: human, random, greedy, easy, medium, hard, expert."),
     ] = "human,random",
     seed: Annotated[int, typer.Option(help="Seed of the deal and of the bots.")] = 0,
     save: Annotated[
@@ -310,6 +311,72 @@ def _print_single_colour(result: Any) -> None:
     )
     for pieces in others:
         console.print("  " + " ".join(pieces), highlight=False)
+
+
+@app.command(context_settings=GAME_OPTIONS)
+def arena(  # noqa: PLR0917 - typer maps parameters to options
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game name.")],
+    bots: Annotated[
+        str, typer.Option(help="Comma-separated bots: random, greedy, easy, medium, hard, expert.")
+    ] = ("hard,medium,greedy,random"),
+    games: Annotated[int, typer.Option(help="Number of games (at least one per seating).")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
+    workers: Annotated[int, typer.Option(help="Local processes (default: one per core).")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Write OUT.json, OUT.csv and OUT.png.")] = None,
+) -> None:
+    """Bots play each other in every seating; OpenSkill (Plackett-Luce) rates them."""
+    from ..ai import arena as arena_mod
+    from ..ai import make_bot
+    from .options import parse_game_options
+
+    try:
+        options = parse_game_options(game, list(ctx.args))
+        loaded = game_class(game)(options)
+    except EngineError as exc:
+        fail(str(exc))
+    kinds = [b.strip() for b in bots.split(",") if b.strip()]
+    if not kinds or games < 1:
+        fail("--bots needs at least one bot and --games at least 1")
+    try:
+        for kind in kinds:
+            make_bot(kind, game)
+    except ValueError as exc:
+        fail(str(exc))
+    specs = arena_mod.schedule(game, loaded.options, kinds, games, seed)
+    with _progress_bar() as progress:
+        task = progress.add_task(f"{game} games", total=len(specs))
+        results = arena_mod.run(
+            specs, workers=workers or None, progress=lambda d, t: progress.update(task, completed=d, total=t)
+        )
+    rows = arena_mod.table(arena_mod.rate(results))
+    table = Table(title=f"{game} arena: {len(results)} games, OpenSkill Plackett-Luce")
+    for col in ("bot", "mu", "sigma", "ordinal", "games", "win rate"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(
+            str(r["bot"]),
+            f"{r['mu']:.2f}",
+            f"{r['sigma']:.2f}",
+            f"{r['ordinal']:.2f}",
+            str(r["games"]),
+            f"{float(r['win_rate']):.1%}",
+        )
+    console.print(table)
+    if out is not None:
+        command = "masques arena " + " ".join(
+            [game, *ctx.args, f"--bots {bots}", f"--games {games}", f"--seed {seed}"]
+        )
+        meta = {
+            "title": f"{game} {loaded.options}",
+            "game": game,
+            "options": loaded.options,
+            "command": command,
+            "games": len(results),
+            "results": arena_mod.results_json(results),
+        }
+        for path in arena_mod.write_outputs(rows, meta, out):
+            console.print(f"wrote {path}")
 
 
 def _advance(progress: Progress, task: TaskID, fraction: float) -> None:

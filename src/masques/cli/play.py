@@ -23,7 +23,7 @@ from rich.pretty import Pretty
 from ..ai import Bot, make_bot
 from ..engine import ActionError, Game, GameRecord, State
 from ..games.blokus3d.pieces import ORIENTATIONS_BY_PIECE
-from . import blokus3d_view, mascarade_view, masker_view
+from . import blokus3d_view, mascarade_view, maske_view, masker_view
 
 HUMAN = "human"
 MAX_LISTED = 80
@@ -47,6 +47,8 @@ def render_observation(game_name: str, obs: dict[str, Any], *, show_layers: bool
         return masker_view.board(obs, show_layers=show_layers)
     if game_name == "mascarade":
         return mascarade_view.board(obs, show_layers=show_layers)
+    if game_name == "maske":
+        return maske_view.board(obs, show_layers=show_layers)
     return Pretty(obs)
 
 
@@ -81,7 +83,7 @@ class TerminalGame:
         self.state = self.game.new_initial_state(self.seed)
         self.rng = random.Random(self.seed if self.bot_seed is None else self.bot_seed)
         self.bots: dict[int, Bot] = {
-            seat: make_bot(kind) for seat, kind in enumerate(self.seats) if kind != HUMAN
+            seat: make_bot(kind, self.game.name) for seat, kind in enumerate(self.seats) if kind != HUMAN
         }
         self.histories: list[list[Any]] = [[] for _ in self.seats]
         self.humans = [seat for seat, kind in enumerate(self.seats) if kind == HUMAN]
@@ -156,6 +158,15 @@ class TerminalGame:
                 "Enter CARD@SQUARE to place a card of your hand (e.g. 12@e5), or 'pass' when",
                 "nothing fits, or the number of a move from the last listing.",
                 "  moves [CARD]    list legal moves (of one card)",
+            ]
+        if self.game.name == "maske":
+            lines[:4] = [
+                "Enter a move: a hole (d4) to place or jump a stick, 'step STICK DIRECTION'",
+                "(e.g. step 2 up; up/right/down/left; seat s owns sticks 2s and 2s+1), 'pass',",
+                "'draw', 'done' (end a move or free steps), 'bid N' or 'drop' in an auction,",
+                "'lay N' (lay the mask N quarter turns clockwise), 'turn cw|ccw', 'stick N',",
+                "'player N', or the number of a move from the last listing.",
+                "  moves           list legal moves",
             ]
         if self.game.name == "blokus3d":
             lines.append("Pieces: " + blokus3d_view.pieces_help())

@@ -1,0 +1,225 @@
+"""The arena: bots play each other in every seating, and OpenSkill (Plackett-Luce) rates them.
+
+A game's seats are filled from the bot list: when there are at least as many bots as seats, every
+choice of distinct bots in every rotation of the seats; otherwise the list is repeated round the
+table and rotated.  Games run in parallel on local processes.  Each game is independent and seeded
+(seed = base seed + game index), so a table can be reproduced exactly.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from ..engine import JSON, load_game
+from .bots import make_bot
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    game: str
+    options: dict[str, JSON]
+    seats: tuple[str, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    spec: GameSpec
+    returns: tuple[float, ...]
+    scores: tuple[float, ...]
+    moves: int
+
+
+def seatings(bots: list[str], num_players: int) -> list[tuple[str, ...]]:
+    """Every seating the arena plays (see the module docstring)."""
+    if len(bots) >= num_players:
+        out = []
+        for group in combinations(bots, num_players):
+            for shift in range(num_players):
+                out.append(tuple(group[(i + shift) % num_players] for i in range(num_players)))
+        return out
+    table = [bots[i % len(bots)] for i in range(num_players)]
+    return [
+        tuple(table[(i + shift) % num_players] for i in range(num_players)) for shift in range(num_players)
+    ]
+
+
+def schedule(
+    game: str, options: dict[str, JSON], bots: list[str], games: int, seed: int = 0
+) -> list[GameSpec]:
+    """``games`` games spread evenly over the seatings (each seating at least once)."""
+    n = load_game(game, options).num_players
+    plans = seatings(bots, n)
+    count = max(games, len(plans))
+    return [GameSpec(game, options, plans[i % len(plans)], seed + i) for i in range(count)]
+
+
+def play(spec: GameSpec) -> GameResult:
+    """Play one game between bots; each bot sees only its own seat's observations."""
+    game = load_game(spec.game, spec.options)
+    state = game.new_initial_state(spec.seed)
+    bots = [make_bot(kind, spec.game) for kind in spec.seats]
+    rngs = [random.Random(spec.seed * 1000 + seat) for seat in range(game.num_players)]
+    histories: list[list[JSON]] = [[state.observation(s)] for s in range(game.num_players)]
+    while not state.is_terminal():
+        seat = state.current_player
+        action = bots[seat].act(game, seat, histories[seat], state.legal_actions(), rngs[seat])
+        state.apply(action)
+        for s in range(game.num_players):
+            histories[s].append(state.observation(s))
+    return GameResult(spec, tuple(state.returns()), tuple(state.scores()), len(state.history))
+
+
+@dataclass
+class BotStats:
+    name: str
+    games: int = 0
+    wins: float = 0.0  # shared wins count fractionally
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    against: dict[str, list[float]] = field(default_factory=dict)  # opponent -> [wins, games]
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+def rate(results: list[GameResult]) -> dict[str, BotStats]:
+    """OpenSkill Plackett-Luce ratings from game results, in schedule order (reproducible)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    stats: dict[str, BotStats] = {}
+    for result in sorted(results, key=lambda r: r.spec.seed):
+        seats = result.spec.seats
+        for name in seats:
+            ratings.setdefault(name, model.rating(name=name))
+            stats.setdefault(name, BotStats(name))
+        ranks = [-r for r in result.returns]
+        updated = model.rate([[ratings[name]] for name in seats], ranks=ranks)
+        # A bot in several seats of one game gets the mean of its seats' updates.
+        merged: dict[str, list[Any]] = {}
+        for name, (rating,) in zip(seats, updated, strict=True):
+            merged.setdefault(name, []).append(rating)
+        for name, items in merged.items():
+            r = ratings[name]
+            r.mu = sum(i.mu for i in items) / len(items)
+            r.sigma = sum(i.sigma for i in items) / len(items)
+        for seat, name in enumerate(seats):
+            s = stats[name]
+            s.games += 1
+            s.wins += result.returns[seat]
+            for other_seat, other in enumerate(seats):
+                if other_seat == seat or other == name:
+                    continue
+                pair = s.against.setdefault(other, [0.0, 0.0])
+                pair[1] += 1
+                pair[0] += (
+                    1.0
+                    if result.returns[seat] > result.returns[other_seat]
+                    else (0.5 if result.returns[seat] == result.returns[other_seat] else 0.0)
+                )
+    for name, s in stats.items():
+        s.mu, s.sigma = ratings[name].mu, ratings[name].sigma
+    return stats
+
+
+def run(
+    specs: list[GameSpec],
+    *,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[GameResult]:
+    """Play every game, on ``workers`` local processes (1 = in this process)."""
+    results: list[GameResult] = []
+    done = 0
+    workers = workers or multiprocessing.cpu_count()
+    iterator: Iterator[GameResult]
+    if workers <= 1:
+        iterator = map(play, specs)
+        for result in iterator:
+            results.append(result)
+            done += 1
+            if progress:
+                progress(done, len(specs))
+        return results
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for result in pool.imap_unordered(play, specs):
+            results.append(result)
+            done += 1
+            if progress:
+                progress(done, len(specs))
+    return results
+
+
+def table(stats: dict[str, BotStats]) -> list[dict[str, JSON]]:
+    """Rows sorted by rating (ordinal = mu - 3 sigma), best first."""
+    rows = []
+    for s in sorted(stats.values(), key=lambda s: s.ordinal, reverse=True):
+        rows.append(
+            {
+                "bot": s.name,
+                "mu": round(s.mu, 3),
+                "sigma": round(s.sigma, 3),
+                "ordinal": round(s.ordinal, 3),
+                "games": s.games,
+                "win_rate": round(s.win_rate, 4),
+                "head_to_head": {o: round(w / g, 4) for o, (w, g) in sorted(s.against.items()) if g},
+            }
+        )
+    return rows
+
+
+def write_outputs(rows: list[dict[str, JSON]], meta: dict[str, JSON], out: Path) -> list[Path]:
+    """``out.json`` (meta + table), ``out.csv`` and ``out.png`` (rating with +-2 sigma per bot)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    json_path = out.with_suffix(".json")
+    json_path.write_text(json.dumps({**meta, "table": rows}, indent=2) + "\n", "utf-8")
+    csv_path = out.with_suffix(".csv")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["bot", "mu", "sigma", "ordinal", "games", "win_rate"])
+    for r in rows:
+        writer.writerow([r["bot"], r["mu"], r["sigma"], r["ordinal"], r["games"], r["win_rate"]])
+    csv_path.write_text(buffer.getvalue(), "utf-8")
+    png_path = out.with_suffix(".png")
+    _plot(rows, str(meta.get("title", "")), png_path)
+    return [json_path, csv_path, png_path]
+
+
+def _plot(rows: list[dict[str, JSON]], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [str(r["bot"]) for r in rows][::-1]
+    mus = [float(r["mu"]) for r in rows][::-1]
+    sigmas = [2 * float(r["sigma"]) for r in rows][::-1]
+    fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * len(rows)))
+    ax.errorbar(mus, range(len(names)), xerr=sigmas, fmt="o", capsize=4)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("OpenSkill rating (mu, bars: 2 sigma)")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def results_json(results: list[GameResult]) -> list[dict[str, JSON]]:
+    return [asdict(r) for r in sorted(results, key=lambda r: r.spec.seed)]

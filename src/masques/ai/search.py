@@ -1,0 +1,160 @@
+"""Greedy and tree-search bots that act from their seat's observations only.
+
+* :class:`GreedyBot` — one ply: for each legal action, apply it to a determinization and keep the
+  action whose result the game's evaluation likes best.
+* :class:`SearchBot` — single-observer information-set MCTS (SO-ISMCTS): every iteration draws a
+  full state from the game's sampler (consistent with what the seat has seen), walks a tree of the
+  seat's information sets with UCB over the actions legal in that draw (availability counts), runs
+  a playout, and backs up each seat's result.  For a perfect-information game (Blokus 3D) the draw is
+  always the same state, so this is plain UCT.
+
+Both take a seeded ``random.Random`` and a fixed iteration budget, so a bot's move depends only on
+its inputs: the same observations and seed give the same action on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..engine import JSON, Game, State
+from .evaluation import EVALUATIONS
+
+
+def _determinize(game: Game, seat: int, observations: Sequence[JSON], rng: random.Random) -> State:
+    return game.sample_state(seat, observations, rng)
+
+
+class GreedyBot:
+    """One-ply lookahead with the game's evaluation (ties broken by the seeded RNG)."""
+
+    name = "greedy"
+
+    def __init__(self, samples: int = 1) -> None:
+        self.samples = samples
+
+    def act(
+        self,
+        game: Game,
+        seat: int,
+        observations: Sequence[JSON],
+        legal_actions: Sequence[int],
+        rng: random.Random,
+    ) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        evaluate = EVALUATIONS[game.name]
+        worlds = [_determinize(game, seat, observations, rng) for _ in range(self.samples)]
+        best: list[int] = []
+        best_value = -math.inf
+        for action in legal_actions:
+            total = 0.0
+            for world in worlds:
+                child = world.clone()
+                child.apply(action)
+                total += evaluate(child, seat)
+            value = total / len(worlds)
+            if value > best_value + 1e-9:
+                best, best_value = [action], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(action)
+        return best[rng.randrange(len(best))]
+
+
+@dataclass
+class _Node:
+    visits: int = 0
+    availability: int = 0
+    total: float = 0.0  # sum of the results of the seat that chose this node's action
+    children: dict[int, _Node] = field(default_factory=dict)
+
+
+class SearchBot:
+    """SO-ISMCTS (UCT for perfect information) with a fixed iteration budget.
+
+    ``playout_depth`` cuts playouts short and scores the position with the game's evaluation (the
+    best-evaluated seat wins the playout); 0 plays to the end.
+    """
+
+    def __init__(
+        self, iterations: int, *, exploration: float = 0.7, playout_depth: int = 0, name: str = "mcts"
+    ):
+        self.iterations = iterations
+        self.exploration = exploration
+        self.playout_depth = playout_depth
+        self.name = name
+
+    def act(
+        self,
+        game: Game,
+        seat: int,
+        observations: Sequence[JSON],
+        legal_actions: Sequence[int],
+        rng: random.Random,
+    ) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        root = _Node()
+        perfect = not game.hidden_information
+        base = _determinize(game, seat, observations, rng) if perfect else None
+        for _ in range(self.iterations):
+            state = base.clone() if base is not None else _determinize(game, seat, observations, rng)
+            self._iterate(game, root, state, rng)
+        allowed = set(legal_actions)
+        ranked = [(child.visits, a) for a, child in root.children.items() if a in allowed]
+        if not ranked:
+            return legal_actions[rng.randrange(len(legal_actions))]
+        most = max(v for v, _ in ranked)
+        choices = sorted(a for v, a in ranked if v == most)
+        return choices[rng.randrange(len(choices))]
+
+    def _iterate(self, game: Game, root: _Node, state: State, rng: random.Random) -> None:
+        path: list[tuple[_Node, int]] = []  # (node, seat that chose it)
+        node = root
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            mover = state.current_player
+            untried = [a for a in legal if a not in node.children]
+            if untried:
+                action = untried[rng.randrange(len(untried))]
+                child = node.children[action] = _Node()
+                for a in legal:
+                    if a in node.children:
+                        node.children[a].availability += 1
+                state.apply(action)
+                path.append((child, mover))
+                node = child
+                break
+            log_total = 0.0
+            best_value = -math.inf
+            best_action = legal[0]
+            for a in legal:
+                c = node.children[a]
+                c.availability += 1
+                log_total = math.log(c.availability)
+                value = c.total / c.visits + self.exploration * math.sqrt(log_total / c.visits)
+                if value > best_value:
+                    best_value, best_action = value, a
+            node = node.children[best_action]
+            state.apply(best_action)
+            path.append((node, mover))
+        result = self._playout(game, state, rng)
+        for visited, mover in path:
+            visited.visits += 1
+            visited.total += result[mover]
+        root.visits += 1
+
+    def _playout(self, game: Game, state: State, rng: random.Random) -> list[float]:
+        depth = 0
+        while not state.is_terminal():
+            if self.playout_depth and depth >= self.playout_depth:
+                evaluate = EVALUATIONS[game.name]
+                values = [evaluate(state, s) for s in range(game.num_players)]
+                top = max(values)
+                winners = [s for s, v in enumerate(values) if v == top]
+                return [1.0 / len(winners) if s in winners else 0.0 for s in range(game.num_players)]
+            state.apply(state.random_legal_action(rng))
+            depth += 1
+        return state.returns()

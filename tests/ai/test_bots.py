@@ -1,0 +1,69 @@
+"""Bots: legal, deterministic, and acting from their seat's observations only."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from masques.ai import BOT_KINDS, make_bot
+from masques.engine import game_names, load_game
+
+SMALL_OPTIONS = {
+    "blokus3d": {"players": 2, "structure": "A"},
+    "masker": {"players": 3},
+    "mascarade": {"players": 3},
+    "maske": {"players": 4, "masks": 2},
+}
+
+
+def positions(name: str, count: int = 3):  # type: ignore[no-untyped-def]
+    game = load_game(name, SMALL_OPTIONS[name])
+    state = game.new_initial_state(5)
+    rng = random.Random(5)
+    histories = {s: [state.observation(s)] for s in range(game.num_players)}
+    found = []
+    step = 0
+    while not state.is_terminal() and len(found) < count:
+        if step % 7 == 3:
+            found.append((game, state.clone(), [list(h) for h in histories.values()]))
+        state.apply(state.random_legal_action(rng))
+        for s in range(game.num_players):
+            histories[s].append(state.observation(s))
+        step += 1
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_OPTIONS))
+@pytest.mark.parametrize("kind", ["random", "greedy", "easy"])
+def test_bots_choose_legal_actions_deterministically(name: str, kind: str) -> None:
+    for game, state, histories in positions(name):
+        seat = state.current_player
+        legal = state.legal_actions()
+        bot = make_bot(kind, name)
+        first = bot.act(game, seat, histories[seat], legal, random.Random(11))
+        again = make_bot(kind, name).act(game, seat, histories[seat], legal, random.Random(11))
+        assert first in legal
+        assert first == again
+
+
+@pytest.mark.parametrize("name", [n for n in game_names() if load_game(n).hidden_information])
+def test_fairness_bots_cannot_tell_apart_what_their_seat_cannot(name: str) -> None:
+    """Two true states with the same observation history for the seat give the same action."""
+    for game, state, histories in positions(name, count=2):
+        seat = state.current_player
+        twin = game.sample_state(seat, histories[seat], random.Random(99))
+        assert json.dumps(twin.observation(seat), sort_keys=True) == json.dumps(
+            state.observation(seat), sort_keys=True
+        )
+        for kind in ("greedy", "easy"):
+            a = make_bot(kind, name).act(game, seat, histories[seat], state.legal_actions(), random.Random(3))
+            b = make_bot(kind, name).act(game, seat, histories[seat], twin.legal_actions(), random.Random(3))
+            assert a == b
+
+
+def test_unknown_bot_names_the_kinds() -> None:
+    with pytest.raises(ValueError, match="bots are: random, greedy, easy"):
+        make_bot("genius", "masker")
+    assert set(BOT_KINDS) >= {"random", "greedy", "easy", "medium", "hard", "expert"}
