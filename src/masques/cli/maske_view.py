@@ -32,7 +32,7 @@ SEAT_STYLE = (
 SEAT_TEXT = ("bold red", "bold blue", "bold green", "bold yellow", "bold magenta", "bold cyan")
 RING = {0: ("·", "dim"), 3: ("o", "bold yellow"), 5: ("O", "bold magenta")}
 CENTRE_MARK = ("×", "bold red")
-LOG_LINES = 6
+LOG_LINES = 10
 NOTATION = (
     "moves: a hole (d4) · step STICK DIRECTION (step 2 up) · pass · draw · done\n"
     "       drop · bid N · lay N (N quarter turns clockwise) · turn cw|ccw\n"

@@ -247,8 +247,8 @@ class TerminalGame:
 
 
 def _group(move_text: str) -> str:
-    """What 'moves X' filters on: the piece (L4:5@c3) or the card (12@e5) a move uses."""
-    return re.split(r"[:@]", move_text, maxsplit=1)[0]
+    """What 'moves X' filters on: the piece (L4:5@c3), the card (12@e5) or the kind (bid 12)."""
+    return re.split(r"[:@ ]", move_text, maxsplit=1)[0]
 
 
 def save_record(record: GameRecord, path: Path) -> Path:

@@ -173,8 +173,12 @@ class MaskeGame(Game):
         if obs["auction"] and obs["auction"]["card"] is None:
             hidden_drawn = unknown.pop()
         laid = [m["mask"] for m in obs["masks_laid"]]
-        rest = [m for m in range(len(MASKS)) if m not in laid]
-        stack = rng.sample(rest, int(obs["masks_left"]))
+        showing = obs["mask_to_lay"]  # turned over by the placer (MS-8): public
+        rest = [m for m in range(len(MASKS)) if m not in laid and m != showing]
+        if showing is None:
+            stack = rng.sample(rest, int(obs["masks_left"]))
+        else:
+            stack = [showing, *rng.sample(rest, int(obs["masks_left"]) - 1)]
         return MaskeState.from_observation(self, obs, deck, hidden_drawn, stack, seed=rng.randrange(2**31))
 
 
@@ -205,6 +209,8 @@ class MaskeState(State):
         self.auction: dict[str, Any] | None = None
         self.effect: dict[str, Any] | None = None
         self.log: list[str] = []
+        self.in_extra = False  # the current action is one a card gave (MS-4 "another action")
+        self.steps_taken = 0  # steps so far in the current paid move
         self._legal: list[int] | None = None
 
     @classmethod
@@ -244,6 +250,8 @@ class MaskeState(State):
             effect["queue"] = list(effect["queue"])
             state.effect = effect
         state.log = list(obs["log"])
+        state.in_extra = bool(obs["extra_action"])
+        state.steps_taken = int(obs["steps_this_move"])
         return state
 
     # -- whose decision ---------------------------------------------------------------------
@@ -345,6 +353,9 @@ class MaskeState(State):
             self._setup(action - HOLE)
         elif phase == LAY:
             self.laid.append((self.stack.pop(0), action - ORIENT))
+            self.log.append(
+                f"seat {self.placer} lays {MASKS[self.laid[-1][0]].name}, turned {action - ORIENT}"
+            )
             self.round_pos = -1
             self._next_action()
         elif phase in (ACTION, MOVING):
@@ -374,7 +385,7 @@ class MaskeState(State):
         """Give the next action: an owed extra action first, else the round's next slot, else payday."""
         n = self.game.num_players
         if self.extra:
-            self._give_action(self.extra.pop())
+            self._give_action(self.extra.pop(), extra=True)
             return
         self.round_pos += 1
         if self.round_pos >= n:
@@ -391,23 +402,36 @@ class MaskeState(State):
             return
         self._give_action(seat)
 
-    def _give_action(self, seat: int) -> None:
+    def _give_action(self, seat: int, *, extra: bool = False) -> None:
         self.phase = ACTION
         self.actor = seat
+        self.in_extra = extra
+        self.steps_taken = 0
 
     def _act(self, action: int) -> None:
         seat = self.actor
-        if action in (PASS, DONE):
+        if action == PASS:
+            self.log.append(f"seat {seat} passes")
             self._next_action()
+        elif action == DONE:
+            self._end_move(seat)
         elif action == DRAW:
+            self.log.append(f"seat {seat} draws a card")
             self._draw(seat)
         else:  # a paid step: 1 point to the bank (MS-9 b)
             g, d = divmod(action - STEP, 4)
             self.sticks[g] = self.step_target(g, d)
             self.points[seat] -= 1
+            self.steps_taken += 1
             self.phase = MOVING
             if self.points[seat] == 0 or not self._steps_of(self.own(seat)):
-                self._next_action()
+                self._end_move(seat)
+
+    def _end_move(self, seat: int) -> None:
+        steps = self.steps_taken
+        plural = "" if steps == 1 else "s"
+        self.log.append(f"seat {seat} moved {steps} step{plural} for {steps} point{plural}")
+        self._next_action()
 
     # -- auction (MS-11) --------------------------------------------------------------------
     def _draw(self, seat: int) -> None:
@@ -486,6 +510,9 @@ class MaskeState(State):
             self.points[payer] -= amount
         if payee is not None:
             self.points[payee] += amount
+        source = "the bank" if payer is None else f"seat {payer}"
+        target = "the bank" if payee is None else f"seat {payee}"
+        self.log.append(f"{source} pays {target} {amount}")
 
     def _run_effect(self) -> None:
         """Carry out the card's primitives in order, stopping where a decision is needed."""
@@ -624,12 +651,16 @@ class MaskeState(State):
         elif stage == "turn":
             mask, orientation = self.laid[-1]
             self.laid[-1] = (mask, (orientation + (1 if action == TURN_CW else 3)) % 4)
+            self.log.append(
+                "the mask turns a quarter " + ("clockwise" if action == TURN_CW else "anticlockwise")
+            )
             done = True
         elif stage == "pick":
             effect["stick"] = action - STICK
             effect["stage"] = "place"
         elif stage == "place":
             self.sticks[effect["stick"]] = action - HOLE  # a jump: free, ignores steps (rule 5)
+            self.log.append(f"stick {effect['stick']} jumps to {hole_name(action - HOLE)}")
             effect["left"] -= 1
             if effect["left"] > 0:  # jump both: the other own stick next
                 a, b = self.own(effect["holder"])
@@ -642,6 +673,7 @@ class MaskeState(State):
         elif stage == "pick_other":
             mine, theirs = effect["stick"], action - STICK
             self.sticks[mine], self.sticks[theirs] = self.sticks[theirs], self.sticks[mine]
+            self.log.append(f"sticks {mine} and {theirs} swap places")
             done = True
         elif stage == "steps":
             if action == DONE or effect["left"] <= 0:
@@ -649,6 +681,7 @@ class MaskeState(State):
             else:
                 g, d = divmod(action - STEP, 4)
                 self.sticks[g] = self.step_target(g, d)
+                self.log.append(f"stick {g} steps to {hole_name(self.sticks[g])} (free)")
                 effect["stick"] = g
                 effect["left"] -= 1
                 if effect["left"] == 0:
@@ -672,9 +705,13 @@ class MaskeState(State):
     def _payday(self, *, double: bool, values: tuple[int, ...] | None = None) -> None:
         """MS-13: the bank pays each stick's ring on the top mask (doubled by the card, MS-4)."""
         values = values or self.top_values()
+        paid = []
         for seat in range(self.game.num_players):
             earned = values[self.sticks[2 * seat]] + values[self.sticks[2 * seat + 1]]
-            self.points[seat] += earned * (2 if double and self.double[seat] else 1)
+            earned *= 2 if double and self.double[seat] else 1
+            self.points[seat] += earned
+            paid.append(f"seat {seat} +{earned}")
+        self.log.append("payday: " + ", ".join(paid))
         if double:
             self.double = [False] * self.game.num_players
 
@@ -758,6 +795,9 @@ class MaskeState(State):
             "actor": self.actor,
             "to_move": None if self.phase == OVER else self.current_player,
             "extra_actions": list(self.extra),
+            "extra_action": self.in_extra,
+            "steps_this_move": self.steps_taken,
+            "mask_to_lay": self.stack[0] if self.phase == LAY else None,
             "skip": list(self.skip),
             "double_payday": list(self.double),
             "auction": auction,
@@ -792,6 +832,8 @@ class MaskeState(State):
             "phase": self.phase,
             "actor": self.actor,
             "extra": list(self.extra),
+            "in_extra": self.in_extra,
+            "steps_taken": self.steps_taken,
             "skip": list(self.skip),
             "double": list(self.double),
             "auction": self.auction,
