@@ -3,7 +3,8 @@
 * :class:`GreedyBot` — one ply: for each legal action, apply it to a determinization and keep the
   action whose result the game's evaluation likes best.
 * :class:`SearchBot` — single-observer information-set MCTS (SO-ISMCTS): every iteration draws a
-  full state from the game's sampler (consistent with what the seat has seen), walks a tree of the
+  full state from the bot's beliefs (the game's sampler, weighted by what the others' public choices
+  suggest, see ``beliefs``), walks a tree of the
   seat's information sets with UCB over the actions legal in that draw (availability counts), runs
   a playout, and backs up each seat's result.  For a perfect-information game (Blokus 3D) the draw is
   always the same state, so this is plain UCT.
@@ -20,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine import JSON, Game, State
+from . import beliefs
 from .evaluation import EVALUATIONS
 
 
 def _determinize(game: Game, seat: int, observations: Sequence[JSON], rng: random.Random) -> State:
-    return game.sample_state(seat, observations, rng)
+    return beliefs.sample(game, seat, observations, rng)
 
 
 class GreedyBot:
