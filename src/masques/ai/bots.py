@@ -50,10 +50,10 @@ class RandomBot:
 
 LEVELS: dict[str, dict[str, tuple[int, int]]] = {
     # game: level -> (iterations, playout depth; 0 = to the end)
-    "blokus3d": {"easy": (15, 0), "medium": (60, 0), "hard": (200, 0), "expert": (900, 0)},
-    "masker": {"easy": (60, 0), "medium": (300, 0), "hard": (1200, 0), "expert": (6000, 0)},
-    "mascarade": {"easy": (20, 0), "medium": (60, 0), "hard": (180, 0), "expert": (900, 0)},
-    "maske": {"easy": (40, 30), "medium": (150, 30), "hard": (500, 30), "expert": (2500, 30)},
+    "blokus3d": {"easy": (30, 0), "medium": (120, 0), "hard": (400, 0), "expert": (2000, 0)},
+    "masker": {"easy": (120, 0), "medium": (450, 0), "hard": (1500, 0), "expert": (7500, 0)},
+    "mascarade": {"easy": (20, 0), "medium": (80, 0), "hard": (250, 0), "expert": (1250, 0)},
+    "maske": {"easy": (60, 30), "medium": (250, 30), "hard": (800, 30), "expert": (4000, 30)},
 }
 """Iteration budgets per game and level (see the arena tables under docs/ratings/)."""
 
