@@ -57,7 +57,11 @@ LEVELS: dict[str, dict[str, tuple[int, int]]] = {
 }
 """Iteration budgets per game and level (see the arena tables under docs/ratings/)."""
 
-BOT_KINDS = ("random", "greedy", "easy", "medium", "hard", "expert")
+BOT_KINDS = ("random", "greedy", "easy", "medium", "hard", "expert", "openspiel")
+
+OPENSPIEL_SIMULATIONS = {"blokus3d": 6, "masker": 40, "mascarade": 10, "maske": 30}
+"""OpenSpiel MCTSBot/ISMCTSBot simulations per move: about the time our ``hard`` level takes here
+(OpenSpiel drives our Python games through its bindings, so each simulation costs more)."""
 
 
 def make_bot(kind: str, game: str | None = None) -> Bot:
@@ -75,4 +79,10 @@ def make_bot(kind: str, game: str | None = None) -> Bot:
             raise ValueError(f"no bot levels for game {game!r}")
         iterations, depth = LEVELS[game][kind]
         return SearchBot(iterations, playout_depth=depth, name=kind)
+    if kind == "openspiel":
+        try:
+            from .openspiel import OpenSpielBot
+        except ImportError:
+            raise ValueError("the openspiel bot needs OpenSpiel: pip install 'masques[openspiel]'") from None
+        return OpenSpielBot(OPENSPIEL_SIMULATIONS.get(game or "masker", 20))
     raise ValueError(f"unknown bot {kind!r}; bots are: {', '.join(BOT_KINDS)}")
