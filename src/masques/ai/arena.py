@@ -143,8 +143,11 @@ def run(
     *,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ray_address: str | None = None,
 ) -> list[GameResult]:
-    """Play every game, on ``workers`` local processes (1 = in this process)."""
+    """Play every game, on ``workers`` local processes (1 = in this process) or on a Ray cluster."""
+    if ray_address:
+        return _run_on_ray(specs, ray_address, progress)
     results: list[GameResult] = []
     done = 0
     workers = workers or multiprocessing.cpu_count()
@@ -164,6 +167,32 @@ def run(
             if progress:
                 progress(done, len(specs))
     return results
+
+
+def _run_on_ray(
+    specs: list[GameSpec], address: str, progress: Callable[[int, int], None] | None
+) -> list[GameResult]:
+    """One Ray task per game on the cluster at ``address`` (its workers need masques installed)."""
+    import os
+
+    # Keep a cluster started on this machine on the loopback interface.
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray
+
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        remote_play = ray.remote(play)
+        pending = [remote_play.remote(spec) for spec in specs]
+        results: list[GameResult] = []
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            results.append(ray.get(ready[0]))
+            if progress:
+                progress(len(results), len(specs))
+        return results
+    finally:
+        ray.shutdown()
 
 
 def table(stats: dict[str, BotStats]) -> list[dict[str, JSON]]:

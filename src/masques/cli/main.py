@@ -324,6 +324,7 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     workers: Annotated[int, typer.Option(help="Local processes (default: one per core).")] = 0,
     out: Annotated[Path | None, typer.Option(help="Write OUT.json, OUT.csv and OUT.png.")] = None,
+    ray: Annotated[str | None, typer.Option(help="Run the games on the Ray cluster at ADDRESS.")] = None,
 ) -> None:
     """Bots play each other in every seating; OpenSkill (Plackett-Luce) rates them."""
     from ..ai import arena as arena_mod
@@ -347,7 +348,10 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     with _progress_bar() as progress:
         task = progress.add_task(f"{game} games", total=len(specs))
         results = arena_mod.run(
-            specs, workers=workers or None, progress=lambda d, t: progress.update(task, completed=d, total=t)
+            specs,
+            workers=workers or None,
+            progress=lambda d, t: progress.update(task, completed=d, total=t),
+            ray_address=ray,
         )
     rows = arena_mod.table(arena_mod.rate(results))
     table = Table(title=f"{game} arena: {len(results)} games, OpenSkill Plackett-Luce")
