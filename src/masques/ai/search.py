@@ -30,11 +30,15 @@ def _determinize(game: Game, seat: int, observations: Sequence[JSON], rng: rando
 
 
 class GreedyBot:
-    """One-ply lookahead with the game's evaluation (ties broken by the seeded RNG)."""
+    """One-ply lookahead with the game's evaluation (ties broken by the seeded RNG).
+
+    With hidden information the value of an action is averaged over ``samples`` determinizations
+    drawn from the bot's beliefs (one is enough when nothing is hidden).
+    """
 
     name = "greedy"
 
-    def __init__(self, samples: int = 1) -> None:
+    def __init__(self, samples: int = 12) -> None:
         self.samples = samples
 
     def act(
@@ -48,7 +52,8 @@ class GreedyBot:
         if len(legal_actions) == 1:
             return legal_actions[0]
         evaluate = EVALUATIONS[game.name]
-        worlds = [_determinize(game, seat, observations, rng) for _ in range(self.samples)]
+        count = self.samples if game.hidden_information else 1
+        worlds = [_determinize(game, seat, observations, rng) for _ in range(count)]
         best: list[int] = []
         best_value = -math.inf
         for action in legal_actions:
