@@ -237,7 +237,8 @@ class MascaradeState(State):
         self.empty_passes = int(obs["empty_passes"])
         self.over = bool(obs["terminal"])
         self.winner = int(obs["winners"][0]) if self.over else -1
-        self.tie_break = obs.get("tie_break")
+        tie_break = obs.get("tie_break")
+        self.tie_break = None if tie_break is None else [int(s) for s in tie_break]
 
     # -- rules --------------------------------------------------------------------------------
     def _put(self, card: int, square: int) -> None:
@@ -456,7 +457,7 @@ class MascaradeState(State):
         return {"card": card, "square": square_name(square)}
 
     def action_from_json(self, obj: JSON) -> int:
-        if obj == {"pass": True}:
+        if isinstance(obj, dict) and set(obj) == {"pass"} and obj["pass"] is True:
             return PASS
         if not isinstance(obj, dict) or set(obj) != {"card", "square"}:
             raise MalformedActionError(
