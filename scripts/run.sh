@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up, then play Blokus 3D in the terminal against three random bots.
-# Extra arguments go to 'masques play' (e.g. --structure A --players 2 --seats human,random).
+# The main job: set up, then run the Masques server (SQLite in the user data dir, bots included)
+# at http://127.0.0.1:8000. Extra arguments go to 'masques serve' (e.g. --port 8080).
+# To play in the terminal instead: .venv/bin/masques play blokus3d --seats human,random,random,random
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-if [ "$#" -eq 0 ]; then
-  set -- --structure D --players 4 --seats human,random,random,random
-fi
-exec .venv/bin/masques play blokus3d "$@"
+exec .venv/bin/masques serve "$@"

@@ -383,6 +383,40 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             console.print(f"wrote {path}")
 
 
+def default_database_url() -> str:
+    """A SQLite file in the user's data directory."""
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("masques"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'masques.sqlite3'}"
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    database: Annotated[
+        str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
+    ] = None,
+    bot_workers: Annotated[int, typer.Option(help="Processes for bots (default: one per core).")] = 0,
+) -> None:
+    """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
+    import uvicorn
+
+    from ..server.app import MAX_MESSAGE, create_app
+
+    url = database or default_database_url()
+    console.print(f"Masques server on http://{host}:{port}  (database: {url})")
+    uvicorn.run(
+        create_app(url, bot_workers=bot_workers or None),
+        host=host,
+        port=port,
+        ws_max_size=MAX_MESSAGE * 4,
+        log_level="warning",
+    )
+
+
 def _advance(progress: Progress, task: TaskID, fraction: float) -> None:
     progress.update(task, completed=fraction)
 

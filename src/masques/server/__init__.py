@@ -1,0 +1,1 @@
+"""The game server: lobby over REST, live matches over WebSocket, bots in seats, durable storage."""

@@ -1,0 +1,264 @@
+"""The HTTP and WebSocket API (FastAPI).  OpenAPI schema at /openapi.json, docs at /docs.
+
+REST (JSON): ``GET /api/games``; ``POST /api/matches``; ``GET /api/matches``; ``GET /api/matches/{id}``;
+``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``.
+WebSocket: ``/ws/matches/{id}?token=...`` (no token: spectator).  The server sends ``state`` messages
+(the connection's own view) and ``presence``/``error`` messages; a client sends
+``{"type": "action", "action": <id>, "version": <n>}``.  Every refusal is a clear error with a
+stable code, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
+
+from ..engine import EngineError, GameRecord, RecordError, game_class, game_names, redacted_record
+from .matches import HUMAN, Client, Registry, ServerError
+from .storage import Storage
+
+MAX_BODY = 64 * 1024
+MAX_MESSAGE = 4 * 1024
+
+
+class SeatSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: str = Field(description="'human', or a bot: random, greedy, easy, medium, hard, expert")
+
+
+class CreateMatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: list[SeatSpec] | None = Field(default=None, description="one per seat; default: all human")
+    seed: int | None = Field(default=None, ge=0, lt=2**31)
+
+
+class JoinMatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40)
+    seat: int | None = Field(default=None, ge=0, lt=16)
+
+
+class TokenBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=200)
+
+
+class BodyLimit(BaseHTTPMiddleware):
+    """Refuse oversize requests before reading them (413)."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse(
+                {"code": "too_large", "message": f"bodies are limited to {MAX_BODY} bytes"}, 413
+            )
+        return await call_next(request)
+
+
+def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
+    storage = Storage(database_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        storage.migrate()
+        registry = Registry(storage, bot_workers=bot_workers)
+        app.state.registry = registry
+        await registry.resume_all()
+        try:
+            yield
+        finally:
+            registry.close()
+
+    app = FastAPI(title="Masques", version="1", lifespan=lifespan)
+    app.add_middleware(BodyLimit)
+
+    def registry_of(request: Request | WebSocket) -> Registry:
+        registry: Registry = request.app.state.registry
+        return registry
+
+    @app.exception_handler(ServerError)
+    async def server_error(_request: Request, exc: ServerError) -> JSONResponse:
+        return JSONResponse({"code": exc.code, "message": exc.message}, exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'] if p != 'body')}: {e['msg']}" for e in exc.errors()
+        )
+        return JSONResponse({"code": "bad_request", "message": problems or "malformed request"}, 400)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> str:
+        return LOBBY_PAGE
+
+    @app.get("/api/games")
+    async def games() -> list[dict[str, Any]]:
+        """Every game with its options, defaults and allowed values."""
+        out = []
+        for name in game_names():
+            cls = game_class(name)
+            out.append(
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "rules_version": cls.rules_version,
+                    "options": [
+                        {
+                            "name": s.name,
+                            "type": s.kind,
+                            "default": s.default,
+                            "allowed": list(s.choices),
+                            "help": s.help,
+                        }
+                        for s in cls.option_specs
+                    ],
+                }
+            )
+        return out
+
+    @app.post("/api/matches", status_code=201)
+    async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
+        """Create a match: each seat open for a human, or a bot at a level."""
+        if body.game not in game_names():
+            raise ServerError(
+                404, "no_game", f"unknown game {body.game!r}; games are: {', '.join(game_names())}"
+            )
+        try:
+            game = game_class(body.game)(body.options)
+        except EngineError as exc:
+            raise ServerError(400, "bad_options", str(exc)) from None
+        seats = [s.kind for s in body.seats] if body.seats is not None else [HUMAN] * game.num_players
+        match = await registry_of(request).create(body.game, body.options, seats, body.seed)
+        return match.summary()
+
+    @app.get("/api/matches")
+    async def list_matches(
+        request: Request, status: Annotated[str, Query(pattern="^(open|running|finished|all)$")] = "all"
+    ) -> list[dict[str, Any]]:
+        """Open, running and finished matches (most recent first)."""
+        statuses = ("open", "running", "finished") if status == "all" else (status,)
+        return await registry_of(request).listing(statuses)
+
+    @app.get("/api/matches/{match_id}")
+    async def get_match(match_id: str, request: Request) -> dict[str, Any]:
+        return (await registry_of(request).get(match_id)).summary()
+
+    @app.post("/api/matches/{match_id}/join")
+    async def join(match_id: str, body: JoinMatch, request: Request) -> dict[str, Any]:
+        """Take a free human seat; the token is the only key to it (keep it secret)."""
+        registry = registry_of(request)
+        match = await registry.get(match_id)
+        seat, token = await registry.join(match, body.name.strip() or "player", body.seat)
+        return {"match": match.id, "seat": seat, "token": token}
+
+    @app.post("/api/matches/{match_id}/leave", status_code=204)
+    async def leave(match_id: str, body: TokenBody, request: Request) -> None:
+        registry = registry_of(request)
+        await registry.leave(await registry.get(match_id), body.token)
+
+    @app.post("/api/matches/{match_id}/rematch", status_code=201)
+    async def rematch(match_id: str, request: Request) -> dict[str, Any]:
+        """A new match with the same game, options and seat kinds (human seats open again)."""
+        registry = registry_of(request)
+        old = await registry.get(match_id)
+        new = await registry.create(
+            old.game.name, old.game.options, [s.kind for s in old.seats], rematch_of=old.id
+        )
+        return new.summary()
+
+    @app.get("/api/matches/{match_id}/record")
+    async def record(
+        match_id: str,
+        request: Request,
+        token: Annotated[str | None, Query(max_length=200)] = None,
+        full: bool = False,
+    ) -> dict[str, Any]:
+        """The record as the token's seat saw it, as a spectator (no token), or in full after the end."""
+        match = await registry_of(request).get(match_id)
+        rec = GameRecord.of(match.state)
+        if full:
+            if match.status != "finished":
+                raise ServerError(409, "not_finished", "the full record is available once the match is over")
+            return rec.to_json()
+        seat = match.seat_of_token(token)
+        try:
+            return redacted_record(rec, seat)
+        except RecordError as exc:  # pragma: no cover - the log always replays
+            raise ServerError(500, "bad_record", str(exc)) from None
+
+    @app.websocket("/ws/matches/{match_id}")
+    async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:
+        await websocket.accept()
+        registry = registry_of(websocket)
+        try:
+            match = await registry.get(match_id)
+            seat = match.seat_of_token(token)
+        except ServerError as exc:
+            await websocket.send_json(exc.payload())
+            await websocket.close(code=4404 if exc.status == 404 else 4403)
+            return
+        client = Client(seat, websocket.send_json)
+        await registry.connect(match, client)
+        try:
+            while True:
+                text = await websocket.receive_text()
+                try:
+                    await _handle(registry, match, seat, text)
+                except ServerError as exc:
+                    await websocket.send_json({**exc.payload(), "version": match.version})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await registry.disconnect(match, client)
+
+    async def _handle(registry: Registry, match: Any, seat: int | None, text: str) -> None:
+        if len(text) > MAX_MESSAGE:
+            raise ServerError(413, "too_large", f"messages are limited to {MAX_MESSAGE} bytes")
+        try:
+            message = json.loads(text)
+        except json.JSONDecodeError:
+            raise ServerError(400, "bad_json", "the message is not valid JSON") from None
+        if not isinstance(message, dict):
+            raise ServerError(400, "bad_message", "a message is a JSON object with a 'type'")
+        kind = message.get("type")
+        if kind == "ping":
+            return
+        if kind == "sync":
+            for client in list(match.clients):
+                if client.seat == seat:
+                    await client.send(match.view(seat))
+            return
+        if kind != "action":
+            raise ServerError(400, "bad_message", "message types are 'action', 'sync' and 'ping'")
+        unknown = set(message) - {"type", "action", "version"}
+        if unknown:
+            raise ServerError(400, "bad_message", f"unknown field(s): {', '.join(sorted(unknown))}")
+        await registry.submit(match, seat, message.get("action"), message.get("version"))
+
+    return app
+
+
+LOBBY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Masques</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}
+code{background:#eee;padding:0 .2rem}</style></head>
+<body><h1>Masques</h1>
+<p>The Masques game server is running: Masker, Maske, Mascarade and Blokus 3D, with bots.</p>
+<ul><li><a href="/docs">API and lobby (interactive documentation)</a></li>
+<li><a href="/api/games">Games and their options</a></li>
+<li><a href="/api/matches">Matches</a></li></ul>
+<p>Play in a terminal with <code>masques play GAME</code>; the browser client comes next.</p>
+</body></html>
+"""

@@ -1,0 +1,214 @@
+"""Durable, event-sourced storage: a match is its options, seed, seats and action log.
+
+State is never stored: it is rebuilt by replaying the log (and cached in memory by the match
+registry).  An action is acknowledged only after its row is committed, so a crash loses nothing
+that a client was told had happened.  The schema is managed by Alembic migrations shipped in the
+package and applied on start.  SQLite (WAL mode) by default; PostgreSQL with a
+``postgresql+psycopg://`` URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class MatchRow(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    rules_version: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open, running, finished
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # human or a bot kind
+    name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("match_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)  # 0-based position in the log = the version it made
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[int] = mapped_column(Integer)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Storage:
+    """Thin repository over one database."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        connect_args: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            connect_args = {"check_same_thread": False, "timeout": 30}
+        self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def migrate(self) -> None:
+        """Apply the Alembic migrations up to head (idempotent)."""
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
+        with self.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self.sessions() as session, session.begin():
+            yield session
+
+    # -- matches ------------------------------------------------------------------------------
+    def create_match(
+        self,
+        match_id: str,
+        game: str,
+        rules_version: str,
+        options: dict[str, Any],
+        *,
+        seed: int,
+        seats: list[tuple[str, str | None]],
+        rematch_of: str | None = None,
+    ) -> None:
+        with self.session() as s:
+            s.add(
+                MatchRow(
+                    id=match_id,
+                    game=game,
+                    rules_version=rules_version,
+                    options=options,
+                    seed=seed,
+                    status="open",
+                    rematch_of=rematch_of,
+                )
+            )
+            for number, (kind, name) in enumerate(seats):
+                s.add(SeatRow(match_id=match_id, seat=number, kind=kind, name=name))
+
+    def match(self, match_id: str) -> MatchRow | None:
+        with self.session() as s:
+            return s.get(MatchRow, match_id)
+
+    def matches(self, statuses: tuple[str, ...]) -> list[MatchRow]:
+        with self.session() as s:
+            rows = s.scalars(
+                select(MatchRow)
+                .where(MatchRow.status.in_(statuses))
+                .order_by(MatchRow.created.desc())
+                .limit(200)
+            )
+            return list(rows)
+
+    def seats(self, match_id: str) -> list[SeatRow]:
+        with self.session() as s:
+            return list(s.scalars(select(SeatRow).where(SeatRow.match_id == match_id).order_by(SeatRow.seat)))
+
+    def actions(self, match_id: str) -> list[int]:
+        with self.session() as s:
+            rows = s.scalars(
+                select(ActionRow.action).where(ActionRow.match_id == match_id).order_by(ActionRow.number)
+            )
+            return list(rows)
+
+    def claim_seat(self, match_id: str, seat: int, name: str, token: str) -> bool:
+        """Give a free human seat to a player; False if it was taken meanwhile."""
+        with self.session() as s:
+            row = s.scalars(
+                select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat).with_for_update()
+            ).one()
+            if row.kind != "human" or row.token_hash is not None:
+                return False
+            row.name = name
+            row.token_hash = hash_token(token)
+            return True
+
+    def release_seat(self, match_id: str, seat: int) -> None:
+        with self.session() as s:
+            row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
+            row.name = None
+            row.token_hash = None
+
+    def set_status(self, match_id: str, status: str) -> None:
+        with self.session() as s:
+            row = s.get(MatchRow, match_id)
+            if row is not None:
+                row.status = status
+
+    def append_action(self, match_id: str, number: int, seat: int, action: int, status: str | None) -> None:
+        """Commit one action (and the match's new status) in one transaction.
+
+        The unique (match, number) constraint makes a second writer of the same version fail, so
+        two server processes can never both apply an action at the same position.
+        """
+        with self.session() as s:
+            s.add(ActionRow(match_id=match_id, number=number, seat=seat, action=action))
+            if status is not None:
+                row = s.get(MatchRow, match_id)
+                if row is not None:
+                    row.status = status
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
