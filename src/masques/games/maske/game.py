@@ -436,10 +436,11 @@ class MaskeState(State):
     # -- auction (MS-11) --------------------------------------------------------------------
     def _draw(self, seat: int) -> None:
         card = self.deck.pop(0)
-        self.known.pop(0)
+        knew = self.known.pop(0)  # who already knew this card (it came round the deck)
         self.phase = AUCTION
         self.auction = {
             "card": card,
+            "knew": knew | 1 << seat,
             "drawer": seat,
             "bid": 0,
             "high": None,
@@ -476,7 +477,7 @@ class MaskeState(State):
         self.auction = None
         if high is None:  # nobody bid: under the deck, unseen (only the drawer knows it)
             self.deck.append(card)
-            self.known.append(1 << drawer)
+            self.known.append(auction["knew"])
             self.log.append(f"nobody bought seat {drawer}'s card")
             self._next_action()
             return
@@ -764,7 +765,10 @@ class MaskeState(State):
         auction: JSON = None
         if self.auction is not None:
             auction = {
-                "card": self.auction["card"] if seat == self.auction["drawer"] else None,
+                "card": self.auction["card"]
+                if self.auction["knew"] & mine or self.auction["knew"] == self.everyone
+                else None,
+                "knew": self.auction["knew"],
                 "drawer": self.auction["drawer"],
                 "bid": self.auction["bid"],
                 "high": self.auction["high"],
