@@ -49,7 +49,8 @@ class RandomBot:
 
 
 LEVELS: dict[str, dict[str, tuple[int, int]]] = {
-    # game: level -> (iterations, playout depth; 0 = to the end)
+    # game: level -> (iterations, playout depth: 0 = random playouts to the end, else that many random
+    # plies and then the game's evaluation)
     "blokus3d": {"easy": (30, 0), "medium": (120, 0), "hard": (400, 0), "expert": (2000, 0)},
     "masker": {"easy": (120, 0), "medium": (450, 0), "hard": (1500, 0), "expert": (7500, 0)},
     "mascarade": {"easy": (20, 0), "medium": (80, 0), "hard": (250, 0), "expert": (1250, 0)},

@@ -76,6 +76,21 @@ def maske(state: State, seat: int) -> float:
     return _relative(values, seat)
 
 
+def one_ply_priors(state: State, actions: list[int]) -> list[float]:
+    """Order moves by the game's evaluation one move ahead, from the mover's point of view."""
+    seat = state.current_player
+    evaluate = EVALUATIONS[state.game.name]
+    out = []
+    for action in actions:
+        child = state.clone()
+        child.apply(action)
+        out.append(evaluate(child, seat))
+    return out
+
+
+PRIORS: dict[str, Callable[[State, list[int]], list[float]]] = {"blokus3d": one_ply_priors}
+"""Optional move orderings: the search keeps only the best-ordered root moves when there are many."""
+
 EVALUATIONS: dict[str, Callable[[State, int], float]] = {
     "blokus3d": blokus3d,
     "masker": masker,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..engine import JSON, Game, State
 from . import beliefs
-from .evaluation import EVALUATIONS
+from .evaluation import EVALUATIONS, PRIORS
 
 
 def _determinize(game: Game, seat: int, observations: Sequence[JSON], rng: random.Random) -> State:
@@ -86,9 +86,16 @@ class SearchBot:
     """
 
     def __init__(
-        self, iterations: int, *, exploration: float = 0.7, playout_depth: int = 0, name: str = "mcts"
-    ):
+        self,
+        iterations: int,
+        *,
+        exploration: float = 0.7,
+        playout_depth: int = 0,
+        name: str = "mcts",
+        root_moves: int = 12,
+    ) -> None:
         self.iterations = iterations
+        self.root_moves = root_moves
         self.exploration = exploration
         self.playout_depth = playout_depth
         self.name = name
@@ -106,10 +113,19 @@ class SearchBot:
         root = _Node()
         perfect = not game.hidden_information
         base = _determinize(game, seat, observations, rng) if perfect else None
+        allowed = set(legal_actions)
+        prior = PRIORS.get(game.name)
+        if prior is not None and base is not None and len(legal_actions) > self.root_moves:
+            # Too many moves to try them all: search the best-ordered ones only.
+            scores = prior(base, list(legal_actions))
+            ranked_moves = sorted(zip(scores, legal_actions, strict=True), key=lambda t: (-t[0], t[1]))
+            allowed = {a for _, a in ranked_moves[: self.root_moves]}
+            for a in legal_actions:
+                if a not in allowed:
+                    root.children[a] = _Node(visits=10**9, total=-(10**9))  # never selected
         for _ in range(self.iterations):
             state = base.clone() if base is not None else _determinize(game, seat, observations, rng)
             self._iterate(game, root, state, rng)
-        allowed = set(legal_actions)
         ranked = [(child.visits, a) for a, child in root.children.items() if a in allowed]
         if not ranked:
             return legal_actions[rng.randrange(len(legal_actions))]
@@ -157,11 +173,17 @@ class SearchBot:
         depth = 0
         while not state.is_terminal():
             if self.playout_depth and depth >= self.playout_depth:
-                evaluate = EVALUATIONS[game.name]
-                values = [evaluate(state, s) for s in range(game.num_players)]
-                top = max(values)
-                winners = [s for s, v in enumerate(values) if v == top]
-                return [1.0 / len(winners) if s in winners else 0.0 for s in range(game.num_players)]
+                return self._judge(game, state)
             state.apply(state.random_legal_action(rng))
             depth += 1
         return state.returns()
+
+    @staticmethod
+    def _judge(game: Game, state: State) -> list[float]:
+        """Score a cut-off playout: the evaluation turned into shares of a win (a softmax)."""
+        evaluate = EVALUATIONS[game.name]
+        values = [evaluate(state, s) for s in range(game.num_players)]
+        top = max(values)
+        weights = [math.exp((v - top) / 2.0) for v in values]
+        total = sum(weights)
+        return [w / total for w in weights]
