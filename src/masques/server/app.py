@@ -19,8 +19,7 @@ from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import EngineError, GameRecord, RecordError, game_class, game_names, redacted_record
 from .matches import HUMAN, Client, Registry, ServerError
@@ -31,12 +30,12 @@ MAX_MESSAGE = 4 * 1024
 
 
 class SeatSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     kind: str = Field(description="'human', or a bot: random, greedy, easy, medium, hard, expert")
 
 
 class CreateMatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
     seats: list[SeatSpec] | None = Field(default=None, description="one per seat; default: all human")
@@ -44,26 +43,63 @@ class CreateMatch(BaseModel):
 
 
 class JoinMatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(min_length=1, max_length=40)
     seat: int | None = Field(default=None, ge=0, lt=16)
 
 
 class TokenBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     token: str = Field(min_length=1, max_length=200)
 
 
-class BodyLimit(BaseHTTPMiddleware):
-    """Refuse oversize requests before reading them (413)."""
+class BodyLimit:
+    """Refuse request bodies over MAX_BODY bytes with 413, whether or not they declare a length."""
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse(
-                {"code": "too_large", "message": f"bodies are limited to {MAX_BODY} bytes"}, 413
-            )
-        return await call_next(request)
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+            await self._refuse(scope, receive, send)
+            return
+        # Read the body here (it is small or refused), then hand it to the app unchanged.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            {"code": "too_large", "message": f"bodies are limited to {MAX_BODY} bytes"}, 413
+        )
+        await response(scope, receive, send)
 
 
 def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
@@ -212,9 +248,13 @@ def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
         await registry.connect(match, client)
         try:
             while True:
-                text = await websocket.receive_text()
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
                 try:
-                    await _handle(registry, match, seat, text)
+                    if message.get("text") is None:
+                        raise ServerError(400, "bad_message", "send messages as text frames of JSON")
+                    await _handle(registry, match, seat, message["text"])
                 except ServerError as exc:
                     await websocket.send_json({**exc.payload(), "version": match.version})
         except WebSocketDisconnect:
@@ -223,15 +263,21 @@ def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
             await registry.disconnect(match, client)
 
     async def _handle(registry: Registry, match: Any, seat: int | None, text: str) -> None:
-        if len(text) > MAX_MESSAGE:
+        if len(text.encode("utf-8")) > MAX_MESSAGE:
             raise ServerError(413, "too_large", f"messages are limited to {MAX_MESSAGE} bytes")
         try:
             message = json.loads(text)
-        except json.JSONDecodeError:
-            raise ServerError(400, "bad_json", "the message is not valid JSON") from None
+        except (json.JSONDecodeError, RecursionError):
+            raise ServerError(
+                400, "bad_json", "the message is not valid JSON (or nested too deeply)"
+            ) from None
         if not isinstance(message, dict):
             raise ServerError(400, "bad_message", "a message is a JSON object with a 'type'")
         kind = message.get("type")
+        allowed = {"action": {"type", "action", "version"}}.get(str(kind), {"type"})
+        unknown = set(message) - allowed
+        if unknown:
+            raise ServerError(400, "bad_message", f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
         if kind == "ping":
             return
         if kind == "sync":
@@ -241,9 +287,6 @@ def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
             return
         if kind != "action":
             raise ServerError(400, "bad_message", "message types are 'action', 'sync' and 'ping'")
-        unknown = set(message) - {"type", "action", "version"}
-        if unknown:
-            raise ServerError(400, "bad_message", f"unknown field(s): {', '.join(sorted(unknown))}")
         await registry.submit(match, seat, message.get("action"), message.get("version"))
 
     return app

@@ -225,6 +225,7 @@ class Registry:
             if match is None:
                 match = await asyncio.to_thread(self._load, match_id)
                 self.matches[match_id] = match
+        await self._maybe_start(match)  # a crash between the last join and the start
         if match.status == "running":
             self._schedule_bots(match)
         return match

@@ -1,0 +1,313 @@
+"""Bad input over HTTP and WebSocket: each gets a clear error with a code and a reason, and changes
+nothing (the version and the record stay as they were; the connection stays usable).
+
+Most tests use a match of two human seats, so that nothing moves unless the test moves it."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server.app import MAX_BODY, MAX_MESSAGE
+
+
+@dataclass
+class Table:
+    """A running Masker match of two human seats, both connected, and a spectator."""
+
+    match_id: str
+    tokens: dict[int, str]
+    conns: dict[int | None, support.Conn]
+
+    @property
+    def mover(self) -> support.Conn:
+        return next(c for s, c in self.conns.items() if s is not None and c.state and c.state["your_turn"])
+
+    @property
+    def waiter(self) -> support.Conn:
+        return next(
+            c for s, c in self.conns.items() if s is not None and c.state and not c.state["your_turn"]
+        )
+
+    @property
+    def version(self) -> int:
+        state = self.conns[None].state
+        assert state is not None
+        return int(state["version"])
+
+
+def _open_table(server: Any, api: httpx.Client, seed: int = 21) -> Table:
+    created = support.create_match(api, "masker", {"players": 2}, ["human", "human"], seed=seed)
+    tokens = {s: support.join(api, created["id"], f"p{s}", s)["token"] for s in (0, 1)}
+    seat_conns = support.seat_conns(server.ws_url, created["id"], tokens)
+    conns: dict[int | None, support.Conn] = dict(zip((0, 1), seat_conns, strict=True))
+    conns[None] = support.Conn(server.ws_url, created["id"])
+    conns[None].first_state()
+    return Table(created["id"], tokens, conns)
+
+
+@pytest.fixture
+def table(server: Any, api: httpx.Client) -> Iterator[Table]:
+    """The table after two acknowledged moves (so that stale versions exist)."""
+    table = _open_table(server, api)
+    support.play_to_end(list(table.conns.values()), random.Random(0), stop_after=2)
+    yield table
+    for conn in table.conns.values():
+        conn.close()
+
+
+def _snapshot(api: httpx.Client, table: Table) -> tuple[int, Any, Any]:
+    """The version and the records (spectator's and each seat's): what must not change."""
+    version = support.summary(api, table.match_id)["version"]
+    spectator = api.get(f"/api/matches/{table.match_id}/record").json()
+    seat = api.get(f"/api/matches/{table.match_id}/record", params={"token": table.tokens[0]}).json()
+    return version, spectator, seat
+
+
+def _still_usable(conn: support.Conn, version: int) -> None:
+    """The connection still answers, with the same version."""
+    conn.send({"type": "sync"})
+    state = conn.recv_type("state")
+    assert state["version"] == version
+
+
+def _expect_error(conn: support.Conn, payload: Any, code: str) -> dict[str, Any]:
+    error = conn.refused(payload)
+    assert set(error) == {"type", "code", "message", "version"}, error
+    assert error["code"] == code, (payload, error)
+    assert isinstance(error["message"], str) and len(error["message"]) > 5
+    return error
+
+
+BAD_MESSAGES: list[tuple[str, Any, str]] = [
+    ("malformed JSON", '{"type": "action", "action": 3,', "bad_json"),
+    ("not JSON at all", "e4", "bad_json"),
+    ("empty text", "", "bad_json"),
+    ("a number", "12", "bad_message"),
+    ("an array", '[{"type": "action", "action": 1, "version": 2}]', "bad_message"),
+    ("null", "null", "bad_message"),
+    ("no type", {"action": 1, "version": 2}, "bad_message"),
+    ("unknown type", {"type": "move", "action": 1, "version": 2}, "bad_message"),
+    ("type not a string", {"type": ["action"], "action": 1, "version": 2}, "bad_message"),
+    ("unknown field", {"type": "action", "action": 1, "version": 2, "seat": 1}, "bad_message"),
+    ("unknown field: token", {"type": "action", "action": 1, "version": 2, "token": "x"}, "bad_message"),
+    ("action as string", {"type": "action", "action": "1", "version": 2}, "bad_action"),
+    ("action as square", {"type": "action", "action": "a1", "version": 2}, "bad_action"),
+    ("action as float", {"type": "action", "action": 1.0, "version": 2}, "bad_action"),
+    ("action as bool", {"type": "action", "action": True, "version": 2}, "bad_action"),
+    ("action as null", {"type": "action", "action": None, "version": 2}, "bad_action"),
+    ("action as object", {"type": "action", "action": {"step": "a1"}, "version": 2}, "bad_action"),
+    ("action missing", {"type": "action", "version": 2}, "bad_action"),
+    ("version as float", {"type": "action", "action": 1, "version": 2.0}, "bad_version"),
+    ("version as bool", {"type": "action", "action": 1, "version": True}, "bad_version"),
+    ("version as string", {"type": "action", "action": 1, "version": "2"}, "bad_version"),
+    ("version missing", {"type": "action", "action": 1}, "bad_version"),
+    ("version NaN", '{"type": "action", "action": 1, "version": NaN}', "bad_version"),
+    ("huge action", '{"type": "action", "action": 1e999, "version": 2}', "bad_action"),
+]
+
+
+@pytest.mark.parametrize(("what", "payload", "code"), BAD_MESSAGES, ids=[m[0] for m in BAD_MESSAGES])
+def test_malformed_messages_are_refused_and_change_nothing(
+    table: Table, api: httpx.Client, what: str, payload: Any, code: str
+) -> None:
+    before = _snapshot(api, table)
+    assert before[0] == table.version == 2
+    for conn in (table.mover, table.waiter, table.conns[None]):
+        if code in ("bad_action", "bad_version") and conn is table.conns[None]:
+            code_here = "spectator"  # a spectator is refused before its message is looked at
+        else:
+            code_here = code
+        error = _expect_error(conn, payload, code_here)
+        assert error["version"] == 2
+        _still_usable(conn, 2)
+    assert _snapshot(api, table) == before
+
+
+def test_out_of_range_and_illegal_actions(table: Table, api: httpx.Client) -> None:
+    before = _snapshot(api, table)
+    mover = table.mover
+    assert mover.state is not None
+    legal = {a["id"] for a in mover.state["legal"]}
+    illegal = next(a for a in range(36) if a not in legal)
+    for action, words in (
+        (-1, "out of range"),
+        (41, "out of range"),
+        (10**30, "out of range"),
+        (illegal, ""),
+    ):
+        error = _expect_error(mover, {"type": "action", "action": action, "version": 2}, "illegal_action")
+        assert words in error["message"]
+    _still_usable(mover, 2)
+    assert _snapshot(api, table) == before
+
+
+def test_out_of_turn_stale_and_duplicate_actions(table: Table, api: httpx.Client) -> None:
+    before = _snapshot(api, table)
+    mover, waiter = table.mover, table.waiter
+    assert mover.state is not None
+    good = mover.state["legal"][0]["id"]
+    # the other seat's token cannot act when it is not its turn, whatever it sends
+    _expect_error(waiter, {"type": "action", "action": good, "version": 2}, "not_your_turn")
+    # stale and future versions
+    for version in (0, 1, 3, 10**9, -1):
+        _expect_error(mover, {"type": "action", "action": good, "version": version}, "stale_version")
+    # the spectator cannot act
+    _expect_error(table.conns[None], {"type": "action", "action": good, "version": 2}, "spectator")
+    assert _snapshot(api, table) == before
+
+    # a duplicate submission: the first is acknowledged, the second is refused as stale
+    mover.act(good, 2)
+    mover.send({"type": "action", "action": good, "version": 2})
+    for conn in table.conns.values():
+        conn.wait_version(3)
+    error = mover.recv_type("error")
+    assert error["code"] == "stale_version" and error["version"] == 3
+    later = mover.drain(0.3)
+    assert all(m["type"] == "presence" or m["version"] == 3 for m in later), later
+    after = _snapshot(api, table)
+    assert after[0] == 3
+    assert after[1]["observations"][:3] == before[1]["observations"]
+    assert after[1]["observations"][-1]["moves"] == [*before[1]["observations"][-1]["moves"], good]
+
+
+def test_oversize_messages_are_refused(server: Any, table: Table, api: httpx.Client) -> None:
+    before = _snapshot(api, table)
+    mover = table.mover
+    assert mover.state is not None
+    good = mover.state["legal"][0]["id"]
+    padded = json.dumps({"type": "action", "action": good, "version": 2, "pad": "x" * MAX_MESSAGE})
+    error = _expect_error(mover, padded, "too_large")
+    assert str(MAX_MESSAGE) in error["message"]
+    _still_usable(mover, 2)
+    # beyond the WebSocket frame limit (4 x the message limit) the connection is closed: 1009
+    conn = support.Conn(server.ws_url, table.match_id, table.tokens[0], 0)
+    conn.first_state()
+    conn.send(json.dumps({"type": "action", "action": good, "version": 2, "pad": "x" * (MAX_MESSAGE * 5)}))
+    assert conn.closed_code() == 1009
+    assert _snapshot(api, table) == before
+
+
+def test_oversize_messages_are_measured_in_bytes(table: Table, api: httpx.Client) -> None:
+    """The limit is 4 KiB of message: a message of more than 4096 bytes in UTF-8 is refused as too
+    large even when it has fewer than 4096 characters (here 2 100 x 'é' = 4 200 bytes, and with
+    4-byte characters a message up to 16 KiB would be parsed)."""
+    before = _snapshot(api, table)
+    mover = table.mover
+    for pad in ("é" * 2100, "\U0001f600" * 1500):
+        text = json.dumps({"type": "action", "action": 0, "version": 2, "pad": pad}, ensure_ascii=False)
+        assert len(text) <= MAX_MESSAGE < len(text.encode("utf-8"))
+        _expect_error(mover, text, "too_large")
+    assert _snapshot(api, table) == before
+
+
+def test_binary_frames_get_an_error_and_keep_the_connection(table: Table, api: httpx.Client) -> None:
+    """A binary frame is bad input like any other: an error with a code, not a dropped connection
+    (today the handler raises KeyError('text') and the connection dies without a close frame)."""
+    before = _snapshot(api, table)
+    mover = table.mover
+    payload = json.dumps({"type": "action", "action": 0, "version": 2}).encode()
+    error = mover.refused(payload)
+    assert error["code"] in ("bad_message", "bad_json"), error
+    _still_usable(mover, 2)
+    assert _snapshot(api, table) == before
+
+
+def test_deeply_nested_json_gets_an_error_and_keeps_the_connection(table: Table, api: httpx.Client) -> None:
+    """Under 4 KiB but nested 1 500 deep: json.loads raises RecursionError (not JSONDecodeError), which
+    today escapes the handler and drops the connection."""
+    before = _snapshot(api, table)
+    mover = table.mover
+    nested = "[" * 1500 + "]" * 1500
+    assert len(nested) <= MAX_MESSAGE
+    error = mover.refused(nested)
+    assert error["code"] in ("bad_json", "bad_message"), error
+    _still_usable(mover, 2)
+    assert _snapshot(api, table) == before
+
+
+def test_unknown_match_and_bad_tokens_on_the_websocket(server: Any, api: httpx.Client, table: Table) -> None:
+    before = _snapshot(api, table)
+    conn = support.Conn(server.ws_url, "0123456789abcdef")
+    error = conn.recv()
+    assert error["type"] == "error" and error["code"] == "no_match" and error["message"]
+    assert conn.closed_code() == 4404
+    conn = support.Conn(server.ws_url, "x" * 200, table.tokens[0])
+    assert conn.recv()["code"] == "no_match"
+    assert conn.closed_code() == 4404
+    # a token of match A used on match B
+    other = support.create_match(api, "masker", {"players": 2}, ["human", "human"])
+    foreign = support.join(api, other["id"], "mallory", 0)["token"]
+    for token in (foreign, "guess", table.tokens[0][:-1], table.tokens[0] + "x"):
+        conn = support.Conn(server.ws_url, table.match_id, token)
+        error = conn.recv()
+        assert error["code"] == "bad_token", error
+        assert set(error) == {"type", "code", "message"}
+        assert conn.closed_code() == 4403
+    # and the other way round: match A's seat token does not act on match B
+    conn = support.Conn(server.ws_url, other["id"], table.tokens[0])
+    assert conn.recv()["code"] == "bad_token"
+    assert conn.closed_code() == 4403
+    assert _snapshot(api, table) == before
+
+
+def test_actions_before_the_start_and_after_the_end(server: Any, api: httpx.Client) -> None:
+    created = support.create_match(api, "blokus3d", {"players": 2, "structure": "A"}, ["human", "human"])
+    alice = support.join(api, created["id"], "alice", 0)
+    conn = support.Conn(server.ws_url, created["id"], alice["token"], 0)
+    state = conn.first_state()
+    assert state["match"]["status"] == "open" and state["legal"] == [] and not state["your_turn"]
+    _expect_error(conn, {"type": "action", "action": 0, "version": 0}, "not_running")
+    assert support.summary(api, created["id"])["version"] == 0
+    bob = support.join(api, created["id"], "bob", 1)
+    assert conn.recv_type("state")["match"]["status"] == "running"  # the join is broadcast
+    other = support.Conn(server.ws_url, created["id"], bob["token"], 1)
+    other.first_state()
+    conns = [conn, other]
+    support.play_to_end(conns, random.Random(3))
+    final = support.summary(api, created["id"])
+    assert final["status"] == "finished"
+    record = api.get(f"/api/matches/{created['id']}/record", params={"full": "true"}).json()
+    for c in conns:
+        _expect_error(c, {"type": "action", "action": 0, "version": final["version"]}, "not_running")
+    assert api.get(f"/api/matches/{created['id']}/record", params={"full": "true"}).json() == record
+    for c in conns:
+        c.close()
+
+
+def test_http_bodies_over_64_kib_are_refused(api: httpx.Client) -> None:
+    before = {m["id"] for m in api.get("/api/matches").json()}
+    body = json.dumps({"game": "masker", "options": {}, "pad": "x" * MAX_BODY}).encode()
+    response = api.post("/api/matches", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 413, response.text
+    assert response.json()["code"] == "too_large"
+    created = support.create_match(api, "masker", {}, ["human", "human"])
+    response = api.post(
+        f"/api/matches/{created['id']}/join",
+        content=json.dumps({"name": "x" * (MAX_BODY + 1)}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert not any(s["taken"] for s in support.summary(api, created["id"])["seats"])
+    assert {m["id"] for m in api.get("/api/matches").json()} == before | {created["id"]}
+
+
+def test_http_bodies_over_64_kib_are_refused_without_a_content_length(api: httpx.Client) -> None:
+    """A chunked request has no Content-Length: the body limit must still hold (today the body
+    middleware only looks at the header, so a 100 KiB chunked body is read and parsed)."""
+    body = json.dumps({"game": "masker", "options": {}, "seats": None, "pad": "x" * (100 * 1024)}).encode()
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(body), 8192):
+            yield body[start : start + 8192]
+
+    response = api.post("/api/matches", content=chunks(), headers={"content-type": "application/json"})
+    assert response.request.headers.get("transfer-encoding") == "chunked"
+    assert response.status_code == 413, (response.status_code, response.text)

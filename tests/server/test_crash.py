@@ -1,0 +1,177 @@
+"""A crash: ``masques serve`` is killed with SIGKILL in the middle of two matches and restarted on the
+same SQLite database.  Every acknowledged action (a ``state`` message with the new version arrived) is
+still there, the same tokens reconnect to the current view, the bots resume on their own, and both
+games finish; every view sent before and after the crash agrees with the final record."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+
+MASKER_SEATS = ["human", "hard"]  # hard: a bot move takes long enough to be cut by the kill
+BLOKUS_SEATS = ["human", "human"]
+
+
+def _committed(database: Path, match_id: str) -> list[int]:
+    """The action log as it is on disk (read with the standard library, not the server's code)."""
+    with sqlite3.connect(database) as db:
+        rows = db.execute(
+            "SELECT number, action FROM actions WHERE match_id = ? ORDER BY number", (match_id,)
+        ).fetchall()
+    assert [n for n, _ in rows] == list(range(len(rows))), "the log has a gap"
+    return [a for _, a in rows]
+
+
+def _max_seen(conns: list[support.Conn]) -> int:
+    return max(m["version"] for c in conns for m in c.messages if m["type"] == "state")
+
+
+def test_kill_9_loses_no_acknowledged_action_and_bots_resume(tmp_path: Path) -> None:
+    database = tmp_path / "x.sqlite3"
+    url = f"sqlite:///{database}"
+    port = support.free_port()
+    server = support.ServerProcess(url, port, tmp_path / "server.log", bot_workers=1).start()
+    try:
+        _crash_and_recover(server, database)
+    finally:
+        server.stop()
+
+
+def _crash_and_recover(server: support.ServerProcess, database: Path) -> None:
+    rng = random.Random(31)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        masker = support.create_match(api, "masker", {"players": 2}, MASKER_SEATS, seed=31)
+        masker_tokens = {0: support.join(api, masker["id"], "alice", 0)["token"]}
+        blokus = support.create_match(
+            api, "blokus3d", {"players": 2, "structure": "A"}, BLOKUS_SEATS, seed=32
+        )
+        blokus_tokens = {s: support.join(api, blokus["id"], f"p{s}", s)["token"] for s in (0, 1)}
+
+    before_masker = support.seat_conns(server.ws_url, masker["id"], masker_tokens)
+    before_blokus = support.seat_conns(server.ws_url, blokus["id"], blokus_tokens)
+    acked_blokus = support.play_to_end(before_blokus, rng, stop_after=5)
+    assert len(acked_blokus) == 5
+
+    # Masker: play until an acknowledged human action hands the turn to the bot, then kill at once.
+    alice = before_masker[0]
+    acked_masker: list[tuple[int, int]] = []
+    for _ in range(100):
+        state = alice.wait_turn()
+        assert state["to_move"] is not None, "the game ended before the crash; pick another seed"
+        action = rng.choice(state["legal"])["id"]
+        alice.act(action, state["version"])
+        after = alice.wait_version(state["version"] + 1)
+        acked_masker.append((state["version"], action))
+        if after["to_move"] == 1 and len(acked_masker) >= 3:
+            break
+    else:
+        raise AssertionError("the bot never got the turn")
+    server.kill()
+
+    # on disk: every acknowledged action (every version any client saw), and the bot had not moved yet
+    masker_log = _committed(database, masker["id"])
+    blokus_log = _committed(database, blokus["id"])
+    for log, acked, conns in (
+        (masker_log, acked_masker, before_masker),
+        (blokus_log, acked_blokus, before_blokus),
+    ):
+        assert len(log) >= _max_seen(conns), "a client saw a version that was not committed"
+        for version, action in acked:
+            assert log[version] == action, "an acknowledged action is missing or changed"
+    assert len(blokus_log) == acked_blokus[-1][0] + 1
+    assert len(masker_log) == acked_masker[-1][0] + 1, "the bot moved before the kill: nothing to resume"
+    for conn in (*before_masker, *before_blokus):
+        conn.close()
+
+    server.start()
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        listed = {m["id"]: m for m in api.get("/api/matches", params={"status": "running"}).json()}
+        assert {masker["id"], blokus["id"]} <= set(listed)
+        assert listed[blokus["id"]]["version"] == len(blokus_log)
+
+        # the same tokens reconnect to the current view
+        after_masker = [support.Conn(server.ws_url, masker["id"], masker_tokens[0], 0)]
+        view = after_masker[0].first_state()
+        assert view["version"] >= len(masker_log)
+        after_blokus = support.seat_conns(server.ws_url, blokus["id"], blokus_tokens)
+        for conn in after_blokus:
+            assert conn.state is not None and conn.state["version"] == len(blokus_log)
+        assert after_blokus[0].state is not None and before_blokus[0].state is not None
+        assert after_blokus[0].state["observation"] == before_blokus[0].state["observation"]
+
+        # the bot resumes by itself: seat 0 gets its turn back without sending anything
+        resumed = after_masker[0].wait_turn(timeout=60)
+        assert resumed["version"] > len(masker_log), "the bot did not move after the restart"
+
+        # a token of one match still does not open the other
+        stray = support.Conn(server.ws_url, blokus["id"], masker_tokens[0])
+        assert stray.recv()["code"] == "bad_token"
+        assert stray.closed_code() == 4403
+
+        support.play_to_end(after_masker, rng)
+        support.play_to_end(after_blokus, rng)
+        for match, seats, tokens, conns, log in (
+            (masker, MASKER_SEATS, masker_tokens, [*before_masker, *after_masker], masker_log),
+            (blokus, BLOKUS_SEATS, blokus_tokens, [*before_blokus, *after_blokus], blokus_log),
+        ):
+            _check_finished(api, match=match, seats=seats, tokens=tokens, conns=conns, log=log)
+        for conn in (*after_masker, *after_blokus):
+            conn.close()
+
+
+def _check_finished(
+    api: httpx.Client,
+    *,
+    match: dict[str, Any],
+    seats: list[str],
+    tokens: dict[int, str],
+    conns: list[support.Conn],
+    log: list[int],
+) -> None:
+    assert support.summary(api, match["id"])["status"] == "finished"
+    full = api.get(f"/api/matches/{match['id']}/record", params={"full": "true"}).json()
+    assert full["actions"][: len(log)] == log, "the log before the crash was rewritten"
+    replay = support.Replay(full)
+    assert replay.final.is_terminal()
+    # every view sent before and after the crash is the engine's view of the final record
+    support.check_messages(replay, conns, seats, tokens.values())
+    support.check_records(api, match["id"], replay, tokens)
+
+
+def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_stuck(tmp_path: Path) -> None:
+    """``join`` commits the seat, then sets the match running in a second transaction (``create`` does
+    the same for a match of bots only).  A crash between the two leaves every seat taken and the
+    status ``open``; after the restart such a match must start (today it stays open for ever: nobody
+    can join it, and every action is refused as ``not_running``).  The crash window is reproduced by
+    putting the status back to ``open`` on disk while the server is down."""
+    database = tmp_path / "window.sqlite3"
+    url = f"sqlite:///{database}"
+    first = support.ThreadServer(url, bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=first.base_url, timeout=support.TIMEOUT) as api:
+            created = support.create_match(api, "masker", {"players": 2}, ["human", "human"], seed=5)
+            tokens = {s: support.join(api, created["id"], f"p{s}", s)["token"] for s in (0, 1)}
+            assert support.summary(api, created["id"])["status"] == "running"
+    finally:
+        first.stop()
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE matches SET status = 'open' WHERE id = ?", (created["id"],))
+    second = support.ThreadServer(url, bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=second.base_url, timeout=support.TIMEOUT) as api:
+            view = support.summary(api, created["id"])
+            assert all(s["taken"] for s in view["seats"])
+            conns = support.seat_conns(second.ws_url, created["id"], tokens)
+            mover = next(c for c in conns if c.state is not None and c.state["to_move"] == c.seat)
+            assert mover.state is not None
+            assert view["status"] == "running", "every seat is taken but the match never starts"
+            assert mover.state["your_turn"] and mover.state["legal"]
+            for conn in conns:
+                conn.close()
+    finally:
+        second.stop()

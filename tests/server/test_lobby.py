@@ -1,0 +1,293 @@
+"""The REST lobby: games, creating matches (and refusing bad ones), joining, leaving, starting,
+rematches, listings and the record endpoint.  Every refusal is a 4xx with a code and a reason, and
+changes nothing."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.engine import game_class, game_names, load_game
+
+
+def _error(response: httpx.Response, status: int, code: str) -> str:
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert set(body) == {"code", "message"}, body
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    return str(body["message"])
+
+
+def _ids(api: httpx.Client, status: str = "all") -> set[str]:
+    response = api.get("/api/matches", params={"status": status})
+    assert response.status_code == 200, response.text
+    return {m["id"] for m in response.json()}
+
+
+def test_games_lists_every_game_with_its_options(api: httpx.Client) -> None:
+    response = api.get("/api/games")
+    assert response.status_code == 200
+    games = {g["name"]: g for g in response.json()}
+    assert set(games) == set(game_names()) == {"masker", "maske", "mascarade", "blokus3d"}
+    for name, entry in games.items():
+        cls = game_class(name)
+        assert entry["title"] == cls.title
+        assert entry["rules_version"] == cls.rules_version
+        assert [o["name"] for o in entry["options"]] == [s.name for s in cls.option_specs]
+    players = next(o for o in games["masker"]["options"] if o["name"] == "players")
+    assert players == {**players, "type": "int", "default": 2, "allowed": [2, 3, 4]}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "named"),
+    [
+        ({"game": "masker", "options": {"players": 7}}, 400, "bad_options", ["players", "2, 3, 4"]),
+        ({"game": "masker", "options": {"players": "2"}}, 400, "bad_options", ["players"]),
+        ({"game": "masker", "options": {"variant": "4d"}}, 400, "bad_options", ["variant", "2d, 3d"]),
+        ({"game": "masker", "options": {"colour": "red"}}, 400, "bad_options", ["players, variant"]),
+        ({"game": "maske", "options": {"players": 2}}, 400, "bad_options", ["3, 4, 5, 6"]),
+        ({"game": "blokus3d", "options": {"structure": "Z"}}, 400, "bad_options", ["A, B, C, D, custom"]),
+        ({"game": "chess"}, 404, "no_game", ["blokus3d", "mascarade", "maske", "masker"]),
+        ({"game": "masker", "seats": [{"kind": "human"}]}, 400, "bad_seats", ["2 seats"]),
+        (
+            {"game": "masker", "seats": [{"kind": "human"}] * 3},
+            400,
+            "bad_seats",
+            ["2 seats"],
+        ),
+        (
+            {"game": "masker", "options": {"players": 3}, "seats": [{"kind": "human"}] * 2},
+            400,
+            "bad_seats",
+            ["3 seats"],
+        ),
+        (
+            {"game": "masker", "seats": [{"kind": "human"}, {"kind": "grandmaster"}]},
+            400,
+            "bad_seats",
+            ["random", "greedy", "easy"],
+        ),
+        ({"game": "masker", "seats": [{"kind": "human", "token": "x"}] * 2}, 400, "bad_request", ["token"]),
+        ({"game": "masker", "colour": "red"}, 400, "bad_request", ["colour"]),
+        ({"game": "masker", "seed": -1}, 400, "bad_request", ["seed"]),
+        ({"game": 5}, 400, "bad_request", ["game"]),
+        ({"options": {}}, 400, "bad_request", ["game"]),
+    ],
+)
+def test_create_refuses_bad_matches_and_names_what_is_allowed(
+    api: httpx.Client, body: dict[str, Any], status: int, code: str, named: list[str]
+) -> None:
+    before = _ids(api)
+    message = _error(api.post("/api/matches", json=body), status, code)
+    for word in named:
+        assert word in message, message
+    assert _ids(api) == before
+
+
+def test_rest_refuses_wrong_types_instead_of_coercing_them(api: httpx.Client) -> None:
+    """A JSON string or boolean where an integer is expected is a wrong type, as it is over WebSocket
+    (where ``"version": true`` is refused): ``"seat": true`` must not take seat 1, nor ``"seed": "1"``
+    mean seed 1."""
+    created = support.create_match(api, "masker", {}, ["human", "human"])
+    match_id = created["id"]
+    for seat in (True, "1", 1.0):
+        response = api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": seat})
+        assert response.status_code == 400, f"'seat': {seat!r} was accepted: {response.text}"
+    assert [s["taken"] for s in support.summary(api, match_id)["seats"]] == [False, False]
+    before = _ids(api)
+    for seed in ("1", True, 1.0):
+        response = api.post("/api/matches", json={"game": "masker", "seed": seed})
+        assert response.status_code == 400, f"'seed': {seed!r} was accepted: {response.text}"
+    assert _ids(api) == before
+
+
+@pytest.mark.parametrize("content", [b"{", b"not json", b"[]", b'"masker"', b"null", b""])
+def test_create_refuses_malformed_bodies(api: httpx.Client, content: bytes) -> None:
+    before = _ids(api)
+    response = api.post("/api/matches", content=content, headers={"content-type": "application/json"})
+    _error(response, 400, "bad_request")
+    assert _ids(api) == before
+
+
+def test_join_gives_a_secret_token_per_seat_and_refuses_taken_seats(server: Any, api: httpx.Client) -> None:
+    created = support.create_match(api, "masker", {"players": 3}, ["human", "random", "human"])
+    match_id = created["id"]
+    assert created["status"] == "open"
+    assert [s["taken"] for s in created["seats"]] == [False, True, False]
+
+    first = support.join(api, match_id, "alice", 2)
+    assert first["match"] == match_id and first["seat"] == 2
+    assert re.fullmatch(r"[A-Za-z0-9_-]{40,}", first["token"]), "a token is long and URL-safe"
+    again = api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": 2})
+    _error(again, 409, "seat_taken")
+    bot_seat = api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": 1})
+    _error(bot_seat, 409, "seat_taken")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": 3}), 404, "no_seat")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": 99}), 400, "bad_request")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "seat": -1}), 400, "bad_request")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": ""}), 400, "bad_request")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "x" * 41}), 400, "bad_request")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "bob", "as": 0}), 400, "bad_request")
+    _error(api.post("/api/matches/0123456789abcdef/join", json={"name": "bob"}), 404, "no_match")
+    view = support.summary(api, match_id)
+    assert view["status"] == "open"
+    assert [(s["taken"], s["name"]) for s in view["seats"]] == [
+        (False, None),
+        (True, "random"),
+        (True, "alice"),
+    ]
+
+    second = support.join(api, match_id, "bob")  # the first free seat
+    assert second["seat"] == 0
+    assert second["token"] != first["token"]
+    view = support.summary(api, match_id)
+    assert view["status"] == "running", "the match starts when every human seat is taken"
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "carol"}), 409, "no_free_seat")
+    _error(api.post(f"/api/matches/{match_id}/join", json={"name": "carol", "seat": 0}), 409, "seat_taken")
+    # the lobby never shows a token or the seed
+    for listed in (api.get("/api/matches").json(), [support.summary(api, match_id)]):
+        text = str(listed)
+        assert first["token"] not in text and second["token"] not in text
+        for entry in listed:
+            assert set(entry) == support.SUMMARY_KEYS
+            assert "seed" not in entry and "token" not in str(entry["seats"])
+
+
+def test_leave_frees_the_seat_before_the_start_and_is_refused_after(server: Any, api: httpx.Client) -> None:
+    created = support.create_match(api, "blokus3d", {"players": 2, "structure": "A"}, ["human", "human"])
+    match_id = created["id"]
+    alice = support.join(api, match_id, "alice", 0)
+    other = support.create_match(api, "masker", {}, ["human", "human"])
+    stranger = support.join(api, other["id"], "mallory", 0)
+
+    _error(api.post(f"/api/matches/{match_id}/leave", json={"token": "nope"}), 403, "bad_token")
+    _error(api.post(f"/api/matches/{match_id}/leave", json={"token": stranger["token"]}), 403, "bad_token")
+    _error(api.post(f"/api/matches/{match_id}/leave", json={"token": ""}), 400, "bad_request")
+    _error(api.post(f"/api/matches/{match_id}/leave", json={}), 400, "bad_request")
+    assert support.summary(api, match_id)["seats"][0]["name"] == "alice"
+
+    response = api.post(f"/api/matches/{match_id}/leave", json={"token": alice["token"]})
+    assert response.status_code == 204, response.text
+    seat = support.summary(api, match_id)["seats"][0]
+    assert (seat["taken"], seat["name"]) == (False, None)
+    # the old token no longer holds anything
+    _error(api.post(f"/api/matches/{match_id}/leave", json={"token": alice["token"]}), 403, "bad_token")
+    conn = support.Conn(server.ws_url, match_id, alice["token"], 0)
+    assert conn.recv()["code"] == "bad_token"
+    assert conn.closed_code() == 4403
+    record = api.get(f"/api/matches/{match_id}/record", params={"token": alice["token"]})
+    _error(record, 403, "bad_token")
+
+    bob = support.join(api, match_id, "bob", 0)
+    carol = support.join(api, match_id, "carol", 1)
+    assert support.summary(api, match_id)["status"] == "running"
+    for token in (bob["token"], carol["token"]):
+        refused = api.post(f"/api/matches/{match_id}/leave", json={"token": token})
+        _error(refused, 409, "started")
+    view = support.summary(api, match_id)
+    assert [s["name"] for s in view["seats"]] == ["bob", "carol"]
+
+
+def test_rematch_creates_a_new_open_match_with_the_same_seat_kinds(api: httpx.Client) -> None:
+    options = {"players": 3, "masks": 2}
+    created = support.create_match(api, "maske", options, ["human", "easy", "human"])
+    for seat in (0, 2):
+        support.join(api, created["id"], f"p{seat}", seat)
+    response = api.post(f"/api/matches/{created['id']}/rematch")
+    assert response.status_code == 201, response.text
+    rematch = response.json()
+    assert rematch["id"] != created["id"]
+    assert rematch["rematch_of"] == created["id"]
+    assert rematch["status"] == "open"
+    assert rematch["game"] == "maske"
+    assert rematch["options"] == created["options"]
+    assert rematch["version"] == 0
+    assert [s["kind"] for s in rematch["seats"]] == ["human", "easy", "human"]
+    assert [s["taken"] for s in rematch["seats"]] == [False, True, False]
+    assert [s["name"] for s in rematch["seats"]] == [None, "easy", None]
+    assert rematch["id"] in _ids(api, "open")
+    _error(api.post("/api/matches/0123456789abcdef/rematch"), 404, "no_match")
+
+
+def test_listing_by_status(server: Any, api: httpx.Client) -> None:
+    open_match = support.create_match(api, "masker", {}, ["human", "human"])
+    running = support.create_match(api, "masker", {}, ["human", "random"])
+    token = support.join(api, running["id"], "alice")["token"]
+    finished = support.create_match(api, "masker", {}, ["random", "random"], seed=3)
+    spectator = support.Conn(server.ws_url, finished["id"])
+    for _ in range(500):
+        if spectator.recv_type("state")["to_move"] is None:
+            break
+    spectator.close()
+    listing = {s: _ids(api, s) for s in ("open", "running", "finished", "all")}
+    assert open_match["id"] in listing["open"] - listing["running"] - listing["finished"]
+    assert running["id"] in listing["running"] - listing["open"] - listing["finished"]
+    assert finished["id"] in listing["finished"] - listing["open"] - listing["running"]
+    assert {open_match["id"], running["id"], finished["id"]} <= listing["all"]
+    assert _ids(api) == listing["all"]
+    for entry in api.get("/api/matches").json():
+        assert set(entry) == support.SUMMARY_KEYS
+    assert token not in api.get("/api/matches").text
+    _error(api.get("/api/matches", params={"status": "lost"}), 400, "bad_request")
+
+
+def test_get_match_and_unknown_matches(api: httpx.Client) -> None:
+    created = support.create_match(api, "mascarade", {"players": 2}, ["human", "greedy"])
+    assert support.summary(api, created["id"]) == created
+    for unknown in ("0123456789abcdef", "x" * 33, "%00", "..%2F..%2Fetc"):
+        response = api.get(f"/api/matches/{unknown}")
+        assert response.status_code == 404, response.text
+        if response.headers.get("content-type", "").startswith("application/json"):
+            assert response.json().get("code", "no_match") == "no_match"
+    _error(api.get("/api/matches/0123456789abcdef/record"), 404, "no_match")
+
+
+def test_record_endpoint_as_seat_spectator_and_full(server: Any, api: httpx.Client) -> None:
+    """A seat's record is redacted to its own observations; the spectator's to a spectator's; the full
+    record only once the match is over (checked after the end in test_games)."""
+    created = support.create_match(api, "mascarade", {"players": 2}, ["human", "human"], seed=11)
+    match_id = created["id"]
+    tokens = {s: support.join(api, match_id, f"p{s}", s)["token"] for s in (0, 1)}
+    other = support.create_match(api, "mascarade", {"players": 2}, ["human", "human"])
+    foreign = support.join(api, other["id"], "mallory", 0)["token"]
+    conns = support.seat_conns(server.ws_url, match_id, tokens)
+    support.play_to_end(conns, random.Random(0), stop_after=6)
+    for conn in conns:
+        conn.close()
+
+    _error(api.get(f"/api/matches/{match_id}/record", params={"full": "true"}), 409, "not_finished")
+    _error(api.get(f"/api/matches/{match_id}/record", params={"full": "maybe"}), 400, "bad_request")
+    _error(api.get(f"/api/matches/{match_id}/record", params={"token": "guess"}), 403, "bad_token")
+    _error(api.get(f"/api/matches/{match_id}/record", params={"token": foreign}), 403, "bad_token")
+    _error(api.get(f"/api/matches/{match_id}/record", params={"token": "t" * 201}), 400, "bad_request")
+
+    state = load_game("mascarade", {"players": 2}).new_initial_state(11)
+    version = support.summary(api, match_id)["version"]
+    records = {}
+    for seat in (None, 0, 1):
+        params = {} if seat is None else {"token": tokens[seat]}
+        response = api.get(f"/api/matches/{match_id}/record", params=params)
+        assert response.status_code == 200, response.text
+        records[seat] = response.json()
+        assert records[seat]["seat"] == seat
+        assert len(records[seat]["observations"]) == version + 1
+        assert "seed" not in records[seat] and "actions" not in records[seat]
+    moves = records[None]["observations"][-1]["moves"]
+    observations: dict[int | None, list[Any]] = {None: [], 0: [], 1: []}
+    for step in range(version + 1):
+        for seat, seen in observations.items():
+            seen.append(state.observation(seat))
+        if step < version:
+            state.apply(moves[step])
+    for seat, record in records.items():
+        assert record["observations"] == observations[seat]
+        hands = [obs["hand"] for obs in record["observations"]]
+        assert all(h is None for h in hands) if seat is None else all(h is not None for h in hands)
+    # a seat's record never holds the other seat's hand
+    assert str(observations[1][-1]["hand"]) not in str(records[0]["observations"][-1])

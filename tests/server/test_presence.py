@@ -1,0 +1,134 @@
+"""Connecting, presence and reconnecting: a new connection with the same token gets the current view
+and carries on; every connection is told who is connected."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import masques_server_support as support
+
+from masques.engine import game_class
+
+
+def _connected(message: dict[str, Any]) -> list[bool]:
+    return [s["connected"] for s in message["match"]["seats"]]
+
+
+def test_presence_shows_who_is_connected(server: Any, api: httpx.Client) -> None:
+    created = support.create_match(api, "mascarade", {"players": 3}, ["human", "human", "random"], seed=5)
+    match_id = created["id"]
+    tokens = {s: support.join(api, match_id, f"p{s}", s)["token"] for s in (0, 1)}
+
+    alice = support.Conn(server.ws_url, match_id, tokens[0], 0)
+    state = alice.first_state()
+    assert state["seat"] == 0
+    presence = alice.recv_type("presence")
+    assert _connected(presence) == [True, False, False]
+    assert presence["match"]["spectators"] == 0
+
+    bob = support.Conn(server.ws_url, match_id, tokens[1], 1)
+    assert bob.first_state()["seat"] == 1
+    assert _connected(bob.recv_type("presence")) == [True, True, False]
+    assert _connected(alice.recv_type("presence")) == [True, True, False]
+
+    watcher = support.Conn(server.ws_url, match_id)
+    assert watcher.first_state()["seat"] is None
+    for conn in (alice, bob, watcher):
+        presence = conn.recv_type("presence")
+        assert presence["match"]["spectators"] == 1
+        assert _connected(presence) == [True, True, False]
+    assert support.summary(api, match_id)["spectators"] == 1
+
+    bob.close()
+    for conn in (alice, watcher):
+        assert _connected(conn.recv_type("presence")) == [True, False, False]
+    assert [s["connected"] for s in support.summary(api, match_id)["seats"]] == [True, False, False]
+    watcher.close()
+    assert alice.recv_type("presence")["match"]["spectators"] == 0
+    alice.close()
+    replay = support.Replay(_replayable(api, match_id, seed=5))
+    support.check_messages(replay, [alice, bob, watcher], ["human", "human", "random"], tokens.values())
+
+
+def _replayable(api: httpx.Client, match_id: str, seed: int) -> dict[str, Any]:
+    """The match's record so far, rebuilt from the public moves (the full record waits for the end)."""
+    summary = support.summary(api, match_id)
+    spectator = api.get(f"/api/matches/{match_id}/record").json()
+    moves = spectator["observations"][-1]["moves"]
+    cls = game_class(summary["game"])
+    return {
+        "game": summary["game"],
+        "rules_version": cls.rules_version,
+        "options": summary["options"],
+        "seed": seed,
+        "actions": moves,
+    }
+
+
+def _wait_for_a_human(conn: support.Conn, seats: list[str]) -> dict[str, Any]:
+    """Receive until a human seat is to move (or the game is over)."""
+    for _ in range(1000):
+        state = conn.state
+        if state is not None and (state["to_move"] is None or seats[state["to_move"]] == "human"):
+            return state
+        conn.recv_type("state")
+    raise AssertionError("no human turn")
+
+
+def test_reconnect_resumes_with_the_current_view(server: Any, api: httpx.Client) -> None:
+    seats = ["human", "greedy", "human"]
+    created = support.create_match(api, "maske", {"players": 3, "masks": 2}, seats, seed=8)
+    match_id = created["id"]
+    tokens = {s: support.join(api, match_id, f"p{s}", s)["token"] for s in (0, 2)}
+    conns = support.seat_conns(server.ws_url, match_id, tokens)
+    rng = random.Random(8)
+    support.play_to_end(conns, rng, stop_after=4)
+    old = conns[0]
+    for _ in range(10):  # leave when it is someone else's turn
+        assert old.state is not None
+        if not old.state["your_turn"]:
+            break
+        old.act(old.state["legal"][0]["id"], old.state["version"])
+        old.wait_version(old.state["version"] + 1)
+    assert old.state is not None
+    left_at = old.state["version"]
+    old.close()
+    closed = [old]
+
+    # the other seat plays on while seat 0 is away (and the bot too)
+    rest = conns[1]
+    rest.wait_version(left_at)
+    for _ in range(3):
+        state = _wait_for_a_human(rest, seats)
+        if not state["your_turn"]:
+            break
+        rest.act(rng.choice(state["legal"])["id"], state["version"])
+        rest.wait_version(state["version"] + 1)
+
+    back = support.Conn(server.ws_url, match_id, tokens[0], 0)
+    view = back.first_state()
+    rest.wait_version(view["version"])
+    assert rest.state is not None
+    assert view["version"] <= support.summary(api, match_id)["version"]
+    assert view["seat"] == 0
+    assert view["version"] > left_at, "the match went on while seat 0 was away"
+    assert view["observation"]["seat"] == 0
+    assert view["observation"]["moves"] == rest.state["observation"]["moves"][: view["version"]]
+    # two connections of one seat both get its view
+    twin = support.Conn(server.ws_url, match_id, tokens[0], 0)
+    assert twin.first_state()["version"] >= view["version"]
+    twin.send({"type": "sync"})
+    assert twin.recv_type("state")["seat"] == 0
+    twin.send({"type": "ping"})
+    twin.close()
+    closed.append(twin)
+
+    conns = [back, rest]
+    support.play_to_end(conns, rng)
+    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    replay = support.Replay(full)
+    support.check_messages(replay, [*conns, *closed], seats, tokens.values())
+    for conn in conns:
+        conn.close()
