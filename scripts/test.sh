@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
+echo "== services (PostgreSQL, Redis on loopback)"
+eval "$(bash scripts/services.sh)"
 echo "== ruff"
 .venv/bin/ruff check src tests benchmarks scripts
 echo "== mypy --strict"

@@ -32,11 +32,11 @@ def _load_support() -> ModuleType:
 support = _load_support()
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """The app served on a free loopback port, for the whole session."""
-    database = tmp_path_factory.mktemp("server") / "masques.sqlite3"
-    running = support.ThreadServer(f"sqlite:///{database}", bot_workers=2).start()
+@pytest.fixture(scope="session", params=support.BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The app served on a free loopback port, once on SQLite and once on PostgreSQL."""
+    url = support.fresh_database_url(request.param, tmp_path_factory.mktemp("server"))
+    running = support.ThreadServer(url, bot_workers=2).start()
     yield running
     running.stop()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -563,3 +564,50 @@ def check_records(api: httpx.Client, match_id: str, replay: Replay, tokens: dict
         assert record["options"] == replay.record.options
         assert "seed" not in record and "actions" not in record
         assert record["observations"] == replay.history(len(replay.states) - 1, seat)
+
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def fresh_database_url(backend: str, folder: Path) -> str:
+    """A new, empty database on the backend: a SQLite file in ``folder``, or a new PostgreSQL
+    database on the server that scripts/services.sh starts (its URL in MASQUES_TEST_POSTGRES_URL)."""
+    if backend == "sqlite":
+        return f"sqlite:///{folder / f'db-{secrets.token_hex(4)}.sqlite3'}"
+    base = os.environ.get("MASQUES_TEST_POSTGRES_URL")
+    if not base:
+        raise RuntimeError(
+            "MASQUES_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh "
+            "(it starts PostgreSQL)"
+        )
+    from sqlalchemy import create_engine, text
+
+    name = f"masques_test_{secrets.token_hex(6)}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def committed_actions(url: str, match_id: str) -> list[int]:
+    """The action log as stored, read straight from the database (any backend)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT action FROM actions WHERE match_id = :m ORDER BY number"), {"m": match_id}
+        )
+        actions = [int(r[0]) for r in rows]
+    engine.dispose()
+    return actions
+
+
+def set_match_status(url: str, match_id: str, status: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE matches SET status = :s WHERE id = :m"), {"s": status, "m": match_id})
+    engine.dispose()

@@ -6,43 +6,38 @@ games finish; every view sent before and after the crash agrees with the final r
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import httpx
 import masques_server_support as support
+import pytest
 
 MASKER_SEATS = ["human", "hard"]  # hard: a bot move takes long enough to be cut by the kill
 BLOKUS_SEATS = ["human", "human"]
 
 
-def _committed(database: Path, match_id: str) -> list[int]:
-    """The action log as it is on disk (read with the standard library, not the server's code)."""
-    with sqlite3.connect(database) as db:
-        rows = db.execute(
-            "SELECT number, action FROM actions WHERE match_id = ? ORDER BY number", (match_id,)
-        ).fetchall()
-    assert [n for n, _ in rows] == list(range(len(rows))), "the log has a gap"
-    return [a for _, a in rows]
+def _committed(url: str, match_id: str) -> list[int]:
+    """The action log as it is in the database (read with plain SQL, not the server's code)."""
+    return support.committed_actions(url, match_id)
 
 
 def _max_seen(conns: list[support.Conn]) -> int:
     return max(m["version"] for c in conns for m in c.messages if m["type"] == "state")
 
 
-def test_kill_9_loses_no_acknowledged_action_and_bots_resume(tmp_path: Path) -> None:
-    database = tmp_path / "x.sqlite3"
-    url = f"sqlite:///{database}"
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_kill_9_loses_no_acknowledged_action_and_bots_resume(tmp_path: Path, backend: str) -> None:
+    url = support.fresh_database_url(backend, tmp_path)
     port = support.free_port()
     server = support.ServerProcess(url, port, tmp_path / "server.log", bot_workers=1).start()
     try:
-        _crash_and_recover(server, database)
+        _crash_and_recover(server, url)
     finally:
         server.stop()
 
 
-def _crash_and_recover(server: support.ServerProcess, database: Path) -> None:
+def _crash_and_recover(server: support.ServerProcess, url: str) -> None:
     rng = random.Random(31)
     with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
         masker = support.create_match(api, "masker", {"players": 2}, MASKER_SEATS, seed=31)
@@ -74,8 +69,8 @@ def _crash_and_recover(server: support.ServerProcess, database: Path) -> None:
     server.kill()
 
     # on disk: every acknowledged action (every version any client saw), and the bot had not moved yet
-    masker_log = _committed(database, masker["id"])
-    blokus_log = _committed(database, blokus["id"])
+    masker_log = _committed(url, masker["id"])
+    blokus_log = _committed(url, blokus["id"])
     for log, acked, conns in (
         (masker_log, acked_masker, before_masker),
         (blokus_log, acked_blokus, before_blokus),
@@ -143,14 +138,16 @@ def _check_finished(
     support.check_records(api, match["id"], replay, tokens)
 
 
-def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_stuck(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_stuck(
+    tmp_path: Path, backend: str
+) -> None:
     """``join`` commits the seat, then sets the match running in a second transaction (``create`` does
     the same for a match of bots only).  A crash between the two leaves every seat taken and the
     status ``open``; after the restart such a match must start (today it stays open for ever: nobody
     can join it, and every action is refused as ``not_running``).  The crash window is reproduced by
     putting the status back to ``open`` on disk while the server is down."""
-    database = tmp_path / "window.sqlite3"
-    url = f"sqlite:///{database}"
+    url = support.fresh_database_url(backend, tmp_path)
     first = support.ThreadServer(url, bot_workers=1).start()
     try:
         with httpx.Client(base_url=first.base_url, timeout=support.TIMEOUT) as api:
@@ -159,8 +156,7 @@ def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_st
             assert support.summary(api, created["id"])["status"] == "running"
     finally:
         first.stop()
-    with sqlite3.connect(database) as db:
-        db.execute("UPDATE matches SET status = 'open' WHERE id = ?", (created["id"],))
+    support.set_match_status(url, created["id"], "open")
     second = support.ThreadServer(url, bot_workers=1).start()
     try:
         with httpx.Client(base_url=second.base_url, timeout=support.TIMEOUT) as api:

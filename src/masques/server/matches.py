@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import random
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from ..engine import ActionError, EngineError, Game, State, game_class, load_gam
 from .storage import Storage, hash_token
 
 HUMAN = "human"
+MATCH_ID = re.compile(r"[0-9a-f]{16}")
+"""Match ids are 16 hex digits (secrets.token_hex(8)); anything else is unknown without a query."""
 
 
 class ServerError(Exception):
@@ -215,7 +218,7 @@ class Registry:
         return match
 
     async def get(self, match_id: str) -> LiveMatch:
-        if not isinstance(match_id, str) or len(match_id) > 32:
+        if not isinstance(match_id, str) or not MATCH_ID.fullmatch(match_id):
             raise ServerError(404, "no_match", "no such match")
         match = self.matches.get(match_id)
         if match is not None:
