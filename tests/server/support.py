@@ -104,11 +104,20 @@ class ThreadServer:
 class ServerProcess:
     """``masques serve`` as a subprocess (its own process group, so its bot workers can be reaped)."""
 
-    def __init__(self, database_url: str, port: int, log_path: Path, *, bot_workers: int = 1) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        port: int,
+        log_path: Path,
+        *,
+        bot_workers: int = 1,
+        redis_url: str | None = None,
+    ) -> None:
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
         self.bot_workers = bot_workers
+        self.redis_url = redis_url
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -139,6 +148,7 @@ class ServerProcess:
             self.database_url,
             "--bot-workers",
             str(self.bot_workers),
+            *(["--redis", self.redis_url] if self.redis_url else []),
         ]
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
@@ -577,8 +587,7 @@ def fresh_database_url(backend: str, folder: Path) -> str:
     base = os.environ.get("MASQUES_TEST_POSTGRES_URL")
     if not base:
         raise RuntimeError(
-            "MASQUES_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh "
-            "(it starts PostgreSQL)"
+            "MASQUES_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh (it starts PostgreSQL)"
         )
     from sqlalchemy import create_engine, text
 

@@ -400,6 +400,9 @@ def serve(
         str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
     ] = None,
     bot_workers: Annotated[int, typer.Option(help="Processes for bots (default: one per core).")] = 0,
+    redis: Annotated[
+        str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -409,7 +412,7 @@ def serve(
     url = database or default_database_url()
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
-        create_app(url, bot_workers=bot_workers or None),
+        create_app(url, bot_workers=bot_workers or None, redis_url=redis),
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,

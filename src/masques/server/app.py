@@ -102,19 +102,19 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def create_app(database_url: str, *, bot_workers: int | None = None) -> FastAPI:
+def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: str | None = None) -> FastAPI:
     storage = Storage(database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage.migrate()
-        registry = Registry(storage, bot_workers=bot_workers)
+        registry = Registry(storage, bot_workers=bot_workers, redis_url=redis_url)
         app.state.registry = registry
-        await registry.resume_all()
+        await registry.start()
         try:
             yield
         finally:
-            registry.close()
+            await registry.stop()
 
     app = FastAPI(title="Masques", version="1", lifespan=lifespan)
     app.add_middleware(BodyLimit)

@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class, load_game
+from .fanout import Fanout
 from .storage import Storage, hash_token
 
 HUMAN = "human"
@@ -152,14 +155,27 @@ def bot_move(
 class Registry:
     """All live matches of this process, backed by storage."""
 
-    def __init__(self, storage: Storage, *, bot_workers: int | None = None) -> None:
+    def __init__(
+        self, storage: Storage, *, bot_workers: int | None = None, redis_url: str | None = None
+    ) -> None:
         self.storage = storage
+        self.fanout = Fanout(redis_url, self._on_remote_change) if redis_url else None
         self.matches: dict[str, LiveMatch] = {}
         self.pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=bot_workers or max(1, multiprocessing.cpu_count()),
             mp_context=multiprocessing.get_context("spawn"),
         )
         self._load_lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        if self.fanout is not None:
+            await self.fanout.start()
+        await self.resume_all()
+
+    async def stop(self) -> None:
+        if self.fanout is not None:
+            await self.fanout.stop()
+        self.close()
 
     def close(self) -> None:
         for match in self.matches.values():
@@ -272,6 +288,8 @@ class Registry:
             match.seats[seat] = Seat(HUMAN, name, hash_token(token))
         await self._maybe_start(match)
         await self.broadcast(match)
+        if self.fanout is not None:
+            await self.fanout.publish(match.id)
         return seat, token
 
     async def leave(self, match: LiveMatch, token: str) -> None:
@@ -283,6 +301,8 @@ class Registry:
             await asyncio.to_thread(self.storage.release_seat, match.id, seat)
             match.seats[seat] = Seat(HUMAN, None, None)
         await self.broadcast(match)
+        if self.fanout is not None:
+            await self.fanout.publish(match.id)
 
     async def _maybe_start(self, match: LiveMatch) -> None:
         if match.status == "open" and all(s.taken for s in match.seats):
@@ -318,10 +338,48 @@ class Registry:
         except ActionError as exc:
             raise ServerError(422, "illegal_action", exc.reason) from None
         status = "finished" if trial.is_terminal() else None
-        await asyncio.to_thread(self.storage.append_action, match.id, match.version, seat, action, status)
+        try:
+            await asyncio.to_thread(self.storage.append_action, match.id, match.version, seat, action, status)
+        except IntegrityError:
+            # Another server process committed this version first (scale-out): catch up and refuse.
+            await self._catch_up(match)
+            raise ServerError(
+                409, "stale_version", f"the match is at version {match.version}, not {version}"
+            ) from None
         match.state = trial
         if status:
             match.status = status
+        if self.fanout is not None:
+            await self.fanout.publish(match.id)
+
+    async def _catch_up(self, match: LiveMatch) -> bool:
+        """Apply the actions other processes committed, and reload seats and status.  True if anything
+        changed.  Called with the match's lock held."""
+        actions = await asyncio.to_thread(self.storage.actions, match.id)
+        rows = await asyncio.to_thread(self.storage.seats, match.id)
+        row = await asyncio.to_thread(self.storage.match, match.id)
+        changed = False
+        for action in actions[match.version :]:
+            match.state.apply(action)
+            changed = True
+        seats = [Seat(r.kind, r.name, r.token_hash) for r in rows]
+        if seats != match.seats:
+            match.seats = seats
+            changed = True
+        if row is not None and row.status != match.status:
+            match.status = row.status
+            changed = True
+        return changed
+
+    async def _on_remote_change(self, match_id: str) -> None:
+        """Another process changed a match: if this process serves it, catch up and tell its clients."""
+        match = self.matches.get(match_id)
+        if match is None:
+            return
+        async with match.lock:
+            changed = await self._catch_up(match)
+        if changed:
+            await self.broadcast(match)
 
     def _schedule_bots(self, match: LiveMatch) -> None:
         if match.bot_task is None or match.bot_task.done():
@@ -351,7 +409,10 @@ class Registry:
             async with match.lock:
                 if match.version != version:
                     continue
-                await self._commit(match, seat, action, version)
+                try:
+                    await self._commit(match, seat, action, version)
+                except ServerError:
+                    continue  # another process moved first; look again
             await self.broadcast(match)
 
     # -- views --------------------------------------------------------------------------------

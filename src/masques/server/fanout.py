@@ -1,0 +1,59 @@
+"""Scale-out: several server processes on one database tell each other about changes via Redis.
+
+After a process commits an action (or a seat changes) it publishes the match id on a channel; the
+others, if they serve that match, read the new actions from the database and send their clients
+the new views.  The database stays the single source of truth (its unique (match, number)
+constraint lets only one process commit each version); Redis only carries "look again" notes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+CHANNEL = "masques:match:"
+
+
+class Fanout:
+    def __init__(self, url: str, on_change: Callable[[str], Awaitable[None]]) -> None:
+        self.url = url
+        self.on_change = on_change
+        self.origin = secrets.token_hex(6)  # so a process ignores its own notes
+        self.client: Any = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        import redis.asyncio as redis
+
+        self.client = redis.Redis.from_url(self.url)
+        await self.client.ping()
+        pubsub = self.client.pubsub()
+        await pubsub.psubscribe(CHANNEL + "*")
+        self.task = asyncio.get_running_loop().create_task(self._listen(pubsub))
+
+    async def _listen(self, pubsub: Any) -> None:
+        async for message in pubsub.listen():
+            if message.get("type") != "pmessage":
+                continue
+            channel = (
+                message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
+            )
+            data = message["data"].decode() if isinstance(message["data"], bytes) else str(message["data"])
+            if data == self.origin:
+                continue
+            with contextlib.suppress(Exception):  # one bad note must not stop the listener
+                await self.on_change(channel[len(CHANNEL) :])
+
+    async def publish(self, match_id: str) -> None:
+        await self.client.publish(CHANNEL + match_id, self.origin)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        if self.client is not None:
+            await self.client.aclose()

@@ -1,0 +1,61 @@
+"""Scale-out: two server processes on one PostgreSQL database share matches through Redis."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import httpx
+from masques_server_support import (  # type: ignore[import-not-found]
+    TIMEOUT,
+    ServerProcess,
+    committed_actions,
+    create_match,
+    free_port,
+    fresh_database_url,
+    join,
+    play_to_end,
+    seat_conns,
+)
+
+from masques.engine import GameRecord
+
+
+def test_two_processes_play_one_match_through_redis(tmp_path: Path) -> None:
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, (
+        "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh (it starts Redis)"
+    )
+    url = fresh_database_url("postgresql", tmp_path)
+    first = ServerProcess(url, free_port(), tmp_path / "a.log", redis_url=redis_url).start()
+    second = ServerProcess(url, free_port(), tmp_path / "b.log", redis_url=redis_url).start()
+    try:
+        with (
+            httpx.Client(base_url=first.base_url, timeout=TIMEOUT) as api_a,
+            httpx.Client(base_url=second.base_url, timeout=TIMEOUT) as api_b,
+        ):
+            match = create_match(api_a, "masker", {"players": 3}, ["human", "human", "greedy"], seed=11)
+            token_a = join(api_a, match["id"], "ann", 0)["token"]
+            token_b = join(api_b, match["id"], "bob", 1)["token"]  # the other process, same match
+            conns = seat_conns(first.ws_url, match["id"], {0: token_a}) + seat_conns(
+                second.ws_url, match["id"], {1: token_b}
+            )
+            acked = play_to_end(conns, random.Random(11))
+            assert acked, "the humans made no move"
+            for conn in conns:
+                assert conn.state is not None and conn.state["to_move"] is None
+            log = committed_actions(url, match["id"])
+            assert [version for version, _ in acked] == sorted(version for version, _ in acked)
+            for version, action in acked:
+                assert log[version] == action
+            final_a = api_a.get(f"/api/matches/{match['id']}/record", params={"full": "true"}).json()
+            final_b = api_b.get(f"/api/matches/{match['id']}/record", params={"full": "true"}).json()
+            assert final_a == final_b
+            assert final_a["actions"] == log
+            assert GameRecord.from_json(final_a).replay().is_terminal()
+            for conn in conns:
+                conn.close()
+    finally:
+        first.stop()
+        second.stop()
