@@ -43,7 +43,19 @@ GAME_TIMEOUT = 120.0
 HOST = "127.0.0.1"
 
 STATE_KEYS = {"type", "match", "version", "seat", "to_move", "your_turn", "observation", "legal"}
-SUMMARY_KEYS = {"id", "game", "title", "options", "status", "version", "rematch_of", "seats", "spectators"}
+SUMMARY_KEYS = {
+    "id",
+    "game",
+    "title",
+    "options",
+    "status",
+    "version",
+    "rematch_of",
+    "turn_seconds",
+    "turn_deadline",
+    "seats",
+    "spectators",
+}
 SEAT_KEYS = {"seat", "kind", "name", "taken", "connected"}
 ERROR_KEYS = {"type", "code", "message", "version"}
 

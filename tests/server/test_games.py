@@ -210,6 +210,8 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "status": status,
         "version": version,
         "rematch_of": None,
+        "turn_seconds": 0,
+        "turn_deadline": None,
         "seats": [
             {"seat": i, "kind": k, "name": None, "taken": True, "connected": True}
             for i, k in enumerate(seats)

@@ -40,6 +40,7 @@ class CreateMatch(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: list[SeatSpec] | None = Field(default=None, description="one per seat; default: all human")
     seed: int | None = Field(default=None, ge=0, lt=2**31)
+    turn_seconds: int = Field(default=0, ge=0, le=3600, description="per-turn clock for humans; 0 = none")
 
 
 class JoinMatch(BaseModel):
@@ -175,7 +176,9 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         except EngineError as exc:
             raise ServerError(400, "bad_options", str(exc)) from None
         seats = [s.kind for s in body.seats] if body.seats is not None else [HUMAN] * game.num_players
-        match = await registry_of(request).create(body.game, body.options, seats, body.seed)
+        match = await registry_of(request).create(
+            body.game, body.options, seats, seed=body.seed, turn_seconds=body.turn_seconds
+        )
         return match.summary()
 
     @app.get("/api/matches")
@@ -209,7 +212,11 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         registry = registry_of(request)
         old = await registry.get(match_id)
         new = await registry.create(
-            old.game.name, old.game.options, [s.kind for s in old.seats], rematch_of=old.id
+            old.game.name,
+            old.game.options,
+            [s.kind for s in old.seats],
+            rematch_of=old.id,
+            turn_seconds=old.turn_seconds,
         )
         return new.summary()
 

@@ -15,6 +15,7 @@ import multiprocessing
 import random
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -76,6 +77,8 @@ class LiveMatch:
     seats: list[Seat]
     state: State
     rematch_of: str | None = None
+    turn_seconds: int = 0  # per-turn clock for humans; 0 = none
+    turn_deadline: float | None = None  # wall-clock time (epoch s) the current human turn ends
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
@@ -104,6 +107,8 @@ class LiveMatch:
             "status": self.status,
             "version": self.version,
             "rematch_of": self.rematch_of,
+            "turn_seconds": self.turn_seconds,
+            "turn_deadline": self.turn_deadline,
             "seats": [
                 {"seat": i, "kind": s.kind, "name": s.name, "taken": s.taken, "connected": i in connected}
                 for i, s in enumerate(self.seats)
@@ -189,8 +194,10 @@ class Registry:
         game_name: str,
         options: dict[str, Any],
         seats: list[str],
+        *,
         seed: int | None = None,
         rematch_of: str | None = None,
+        turn_seconds: int = 0,
     ) -> LiveMatch:
         try:
             game = game_class(game_name)(options)
@@ -218,6 +225,7 @@ class Registry:
             seed=seed,
             seats=rows,
             rematch_of=rematch_of,
+            turn_seconds=turn_seconds,
         )
         await asyncio.to_thread(create)
         match = LiveMatch(
@@ -228,6 +236,7 @@ class Registry:
             [Seat(kind, None if kind == HUMAN else kind, None) for kind in seats],
             game.new_initial_state(seed),
             rematch_of,
+            turn_seconds,
         )
         self.matches[match_id] = match
         await self._maybe_start(match)
@@ -259,7 +268,9 @@ class Registry:
         for action in self.storage.actions(match_id):
             state.apply(action)
         seats = [Seat(s.kind, s.name, s.token_hash) for s in self.storage.seats(match_id)]
-        return LiveMatch(match_id, game, row.seed, row.status, seats, state, row.rematch_of)
+        return LiveMatch(
+            match_id, game, row.seed, row.status, seats, state, row.rematch_of, row.turn_seconds or 0
+        )
 
     async def resume_all(self) -> None:
         """After a restart: reload running matches so their bots carry on."""
@@ -385,6 +396,45 @@ class Registry:
         if match.bot_task is None or match.bot_task.done():
             match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
 
+    def _start_clock(self, match: LiveMatch) -> None:
+        """If the match has a per-turn clock and a human is to move, the greedy bot moves for them
+        when their time runs out (the view shows the deadline)."""
+        if not match.turn_seconds or match.status != "running" or match.state.is_terminal():
+            match.turn_deadline = None
+            return
+        seat = match.state.current_player
+        if match.seats[seat].kind != HUMAN:
+            match.turn_deadline = None
+            return
+        match.turn_deadline = time.time() + match.turn_seconds
+        asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
+
+    async def _clock(self, match: LiveMatch, version: int, seat: int) -> None:
+        await asyncio.sleep(match.turn_seconds)
+        if match.version != version or match.status != "running":
+            return  # the player moved in time
+        state = match.state
+        job = partial(
+            bot_move,
+            match.game.name,
+            match.game.options,
+            "greedy",
+            seat,
+            observation=state.observation(seat),
+            legal=state.legal_actions(),
+            seed=(match.seed * 7919 + version) % (2**31),
+        )
+        action = await asyncio.get_running_loop().run_in_executor(self.pool, job)
+        async with match.lock:
+            if match.version != version:
+                return
+            try:
+                await self._commit(match, seat, action, version)
+            except ServerError:
+                return
+        await self.broadcast(match)
+        self._schedule_bots(match)
+
     async def _run_bots(self, match: LiveMatch) -> None:
         loop = asyncio.get_running_loop()
         while match.status == "running" and not match.state.is_terminal():
@@ -392,6 +442,9 @@ class Registry:
             seat = state.current_player
             kind = match.seats[seat].kind
             if kind == HUMAN:
+                if match.turn_seconds:
+                    self._start_clock(match)
+                    await self.broadcast(match)  # with the new deadline
                 return
             version = match.version
             seed = (match.seed * 1_000_003 + version) % (2**31)

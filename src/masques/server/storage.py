@@ -55,6 +55,7 @@ class MatchRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="open")  # open, running, finished
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    turn_seconds: Mapped[int] = mapped_column(Integer, default=0)  # per-turn clock, 0 = none
 
 
 class SeatRow(Base):
@@ -123,6 +124,7 @@ class Storage:
         seed: int,
         seats: list[tuple[str, str | None]],
         rematch_of: str | None = None,
+        turn_seconds: int = 0,
     ) -> None:
         with self.session() as s:
             s.add(
@@ -134,6 +136,7 @@ class Storage:
                     seed=seed,
                     status="open",
                     rematch_of=rematch_of,
+                    turn_seconds=turn_seconds,
                 )
             )
             for number, (kind, name) in enumerate(seats):
