@@ -1,6 +1,7 @@
 """Server load: N concurrent matches over WebSocket on loopback, against a ``masques serve`` subprocess.
 
 Usage: python benchmarks/server.py [--matches 100] [--duration 30] [--bot-workers 0] [--json]
+       [--processes 2 --database postgresql+psycopg://... --redis redis://...]
 
 Each match is Masker, 4 players, 2D: seats human, easy, human, easy (two teams, each a scripted
 human and an easy bot).  Each human is a WebSocket client that acts 200 ms after its turn begins (a
@@ -68,9 +69,9 @@ def free_port() -> int:
 class Server:
     """``masques serve`` on loopback, in its own process group (its bot workers go with it)."""
 
-    def __init__(self, workdir: Path, bot_workers: int) -> None:
+    def __init__(self, workdir: Path, bot_workers: int, database: str, redis: str | None = None) -> None:
         self.port = free_port()
-        self.log = (workdir / "server.log").open("wb")
+        self.log = (workdir / f"server-{self.port}.log").open("wb")
         command = [
             sys.executable,
             "-m",
@@ -81,9 +82,10 @@ class Server:
             "--port",
             str(self.port),
             "--database",
-            f"sqlite:///{workdir / 'bench.sqlite3'}",
+            database,
             "--bot-workers",
             str(bot_workers),
+            *(["--redis", redis] if redis else []),
         ]
         self.proc = subprocess.Popen(
             command,
@@ -212,7 +214,7 @@ async def table(
     number: int,
     *,
     api: httpx.AsyncClient,
-    ws_url: str,
+    ws_urls: list[str],
     first: tuple[str, dict[int, str]],
     stats: Stats,
     window: tuple[float, float],
@@ -225,7 +227,7 @@ async def table(
         results = await asyncio.gather(
             *(
                 human(
-                    ws_url=ws_url,
+                    ws_url=ws_urls[(number + seat) % len(ws_urls)],  # the two humans on different servers
                     match_id=match_id,
                     seat=seat,
                     token=token,
@@ -241,7 +243,7 @@ async def table(
         match_id, tokens = await new_match(api)
 
 
-async def run(base_url: str, ws_url: str, matches: int, duration: float) -> tuple[Stats, float]:
+async def run(base_url: str, ws_urls: list[str], matches: int, duration: float) -> tuple[Stats, float]:
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
@@ -253,7 +255,7 @@ async def run(base_url: str, ws_url: str, matches: int, duration: float) -> tupl
         window = (start, start + duration)
         await asyncio.gather(
             *(
-                table(i, api=api, ws_url=ws_url, first=first[i], stats=stats, window=window)
+                table(i, api=api, ws_urls=ws_urls, first=first[i], stats=stats, window=window)
                 for i in range(matches)
             )
         )
@@ -275,19 +277,31 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0, help="measurement seconds (default 30)")
     parser.add_argument("--bot-workers", type=int, default=0, help="server bot processes (0: one per core)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--processes", type=int, default=1, help="server processes (more need --redis)")
+    parser.add_argument("--database", default="", help="SQLAlchemy URL (default: SQLite in a temp dir)")
+    parser.add_argument("--redis", default=None, help="Redis URL for several processes")
     args = parser.parse_args()
+    if args.processes > 1 and not (args.redis and args.database.startswith("postgresql")):
+        parser.error("several processes need --database postgresql+psycopg://... and --redis redis://...")
     if not 1 <= args.matches <= 2000 or not 0 < args.duration <= 3600:
         parser.error("--matches is 1..2000 and --duration 0..3600 seconds")
     with tempfile.TemporaryDirectory(prefix="masques-bench-") as tmp:
-        server = Server(Path(tmp), args.bot_workers)
+        database = args.database or f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+        servers = [Server(Path(tmp), args.bot_workers, database, args.redis) for _ in range(args.processes)]
         try:
-            server.wait_ready()
-            stats, duration = asyncio.run(run(server.base_url, server.ws_url, args.matches, args.duration))
+            for server in servers:
+                server.wait_ready()
+            stats, duration = asyncio.run(
+                run(servers[0].base_url, [s.ws_url for s in servers], args.matches, args.duration)
+            )
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
     rtt = stats.round_trips
     figures: dict[str, Any] = {
         "matches": args.matches,
+        "processes": args.processes,
+        "database": database.split(":", 1)[0],
         "duration_s": duration,
         "cpus": os.cpu_count(),
         "actions_per_s": stats.actions / duration,
@@ -305,7 +319,8 @@ def main() -> None:
         return
     print(
         f"Masker 4 players 2D (human, easy, human, easy), {args.matches} concurrent matches, "
-        f"{duration:g} s on {figures['cpus']} CPUs"
+        f"{duration:g} s on {figures['cpus']} CPUs, {args.processes} server process(es) "
+        f"on {figures['database']}"
     )
     print(f"  actions/s (all seats)    {figures['actions_per_s']:10.1f}")
     print(f"  human actions/s          {figures['human_actions_per_s']:10.1f}")

@@ -399,7 +399,7 @@ def serve(
     database: Annotated[
         str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
     ] = None,
-    bot_workers: Annotated[int, typer.Option(help="Processes for bots (default: one per core).")] = 0,
+    bot_workers: Annotated[int, typer.Option(help="Processes for bots (default: one per core but one).")] = 0,
     redis: Annotated[
         str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
     ] = None,

@@ -167,7 +167,7 @@ class Registry:
         self.fanout = Fanout(redis_url, self._on_remote_change) if redis_url else None
         self.matches: dict[str, LiveMatch] = {}
         self.pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=bot_workers or max(1, multiprocessing.cpu_count()),
+            max_workers=bot_workers or max(1, multiprocessing.cpu_count() - 1),  # a core for the event loop
             mp_context=multiprocessing.get_context("spawn"),
         )
         self._load_lock = asyncio.Lock()
