@@ -54,13 +54,19 @@ def masker(state: State, seat: int) -> float:
 
 
 def mascarade(state: State, seat: int) -> float:
-    """Fewer cards in hand (MC-8), and points in the scoring variant (MC-9)."""
+    """Fewer cards in hand (MC-8), cards that still fit somewhere (they can be played next turn, and
+    a player with none must draw, MC-7), and points in the scoring variant (MC-9)."""
     assert isinstance(state, MascaradeState)
-    sizes = [-float(h.bit_count()) for h in state.hands]
-    if state.game.options["scoring"]:
-        values = [float(p) + 0.5 * s for p, s in zip(state.scores_, sizes, strict=True)]
-    else:
-        values = sizes
+    open_squares = list(state.allowed.values())
+    values = []
+    for s, hand in enumerate(state.hands):
+        fitting = 0
+        for a in open_squares:
+            fitting |= a & hand
+        value = -float(hand.bit_count()) + 0.4 * fitting.bit_count()
+        if state.game.options["scoring"]:
+            value += float(state.scores_[s])
+        values.append(value)
     return _relative(values, seat)
 
 
