@@ -42,7 +42,7 @@ GAME_TIMEOUT = 120.0
 
 HOST = "127.0.0.1"
 
-STATE_KEYS = {"type", "match", "version", "seat", "to_move", "your_turn", "observation", "legal"}
+STATE_KEYS = {"type", "match", "version", "seat", "to_move", "your_turn", "observation", "legal", "log"}
 SUMMARY_KEYS = {
     "id",
     "game",
@@ -545,6 +545,16 @@ def _check_state(
         assert message["legal"] == expected
     else:
         assert message["legal"] == [], f"seat {seat} got a legal list when it is not its turn"
+    # The event log: the last moves in words with who made them, exactly what the record says, and
+    # only when the seat's observation shows every move anyway.
+    if message["observation"].get("moves") == truth.history:
+        expected_log = [
+            {"version": i + 1, "seat": replay.states[i].current_player, "move": truth.action_to_str(a)}
+            for i, a in enumerate(truth.history)
+        ][-20:]
+        assert message["log"] == expected_log
+    else:
+        assert message["log"] == []
 
 
 def reason_of(state: State, action: Any) -> str | None:

@@ -29,6 +29,7 @@ from .fanout import Fanout
 from .storage import Storage, hash_token
 
 HUMAN = "human"
+LOG_LENGTH = 20
 MATCH_ID = re.compile(r"[0-9a-f]{16}")
 """Match ids are 16 hex digits (secrets.token_hex(8)); anything else is unknown without a query."""
 
@@ -79,6 +80,7 @@ class LiveMatch:
     rematch_of: str | None = None
     turn_seconds: int = 0  # per-turn clock for humans; 0 = none
     turn_deadline: float | None = None  # wall-clock time (epoch s) the current human turn ends
+    actors: list[int] = field(default_factory=list)  # the seat that made each action
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
@@ -129,6 +131,7 @@ class LiveMatch:
         )
         if your_turn:
             legal = [{"id": a, "label": state.action_to_str(a)} for a in state.legal_actions()]
+        observation = state.observation(seat)
         return {
             "type": "state",
             "match": self.summary(),
@@ -136,9 +139,21 @@ class LiveMatch:
             "seat": seat,
             "to_move": None if state.is_terminal() else state.current_player,
             "your_turn": your_turn,
-            "observation": state.observation(seat),
+            "observation": observation,
             "legal": legal,
+            "log": self.recent_log(observation),
         }
+
+    def recent_log(self, observation: Any, length: int = LOG_LENGTH) -> list[dict[str, Any]]:
+        """The last moves in words, with who made them — only when the seat's observation already
+        shows every move (``moves``), so the log can never tell a seat more than it sees."""
+        if not isinstance(observation, dict) or observation.get("moves") != self.state.history:
+            return []
+        start = max(0, len(self.state.history) - length)
+        return [
+            {"version": i + 1, "seat": self.actors[i], "move": self.state.action_to_str(a)}
+            for i, a in enumerate(self.state.history[start:], start=start)
+        ]
 
 
 def bot_move(
@@ -265,12 +280,15 @@ class Registry:
             raise ServerError(404, "no_match", "no such match")
         game = load_game(row.game, row.options)
         state = game.new_initial_state(row.seed)
-        for action in self.storage.actions(match_id):
+        log = self.storage.log(match_id)
+        for _, action in log:
             state.apply(action)
         seats = [Seat(s.kind, s.name, s.token_hash) for s in self.storage.seats(match_id)]
-        return LiveMatch(
+        match = LiveMatch(
             match_id, game, row.seed, row.status, seats, state, row.rematch_of, row.turn_seconds or 0
         )
+        match.actors = [seat for seat, _ in log]
+        return match
 
     async def resume_all(self) -> None:
         """After a restart: reload running matches so their bots carry on."""
@@ -358,6 +376,7 @@ class Registry:
                 409, "stale_version", f"the match is at version {match.version}, not {version}"
             ) from None
         match.state = trial
+        match.actors.append(seat)
         if status:
             match.status = status
         if self.fanout is not None:
@@ -366,12 +385,13 @@ class Registry:
     async def _catch_up(self, match: LiveMatch) -> bool:
         """Apply the actions other processes committed, and reload seats and status.  True if anything
         changed.  Called with the match's lock held."""
-        actions = await asyncio.to_thread(self.storage.actions, match.id)
+        log = await asyncio.to_thread(self.storage.log, match.id)
         rows = await asyncio.to_thread(self.storage.seats, match.id)
         row = await asyncio.to_thread(self.storage.match, match.id)
         changed = False
-        for action in actions[match.version :]:
+        for seat, action in log[match.version :]:
             match.state.apply(action)
+            match.actors.append(seat)
             changed = True
         seats = [Seat(r.kind, r.name, r.token_hash) for r in rows]
         if seats != match.seats:

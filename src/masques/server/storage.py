@@ -167,6 +167,16 @@ class Storage:
             )
             return list(rows)
 
+    def log(self, match_id: str) -> list[tuple[int, int]]:
+        """(seat, action) for every action, in order."""
+        with self.session() as s:
+            rows = s.execute(
+                select(ActionRow.seat, ActionRow.action)
+                .where(ActionRow.match_id == match_id)
+                .order_by(ActionRow.number)
+            )
+            return [(int(seat), int(action)) for seat, action in rows]
+
     def claim_seat(self, match_id: str, seat: int, name: str, token: str) -> bool:
         """Give a free human seat to a player; False if it was taken meanwhile."""
         with self.session() as s:
