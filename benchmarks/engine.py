@@ -59,7 +59,7 @@ def main() -> None:
     games = args.games or game_names()
     for name in games:
         print(f"\n{name}: random playouts on one core, {args.seconds:g} s per configuration")
-        header = ("configuration", "playouts/s", "decisions/s", "mean legal", "moves/game")
+        header = ("configuration", "playouts/s", "generations/s", "mean legal", "moves/game")
         print(f"{header[0]:<16}{header[1]:>12}{header[2]:>16}{header[3]:>12}{header[4]:>12}")
         for label, options in configurations(name, base):
             r = run_playouts(load_game(name, options), seconds=args.seconds, label=label)

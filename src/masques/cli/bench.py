@@ -2,8 +2,8 @@
 
 A playout starts from a new game and, at every turn, generates every legal action and applies one
 drawn uniformly (``State.random_legal_action`` then the validating ``apply``).  Each decision needs
-one complete legal-move generation, so generations per second is decisions per second (Blokus 3D
-also generates for colours that drop out, which this figure does not count: it is a lower bound).
+one complete legal-move generation; a game that counts its generations (Blokus 3D also generates for
+each colour that drops out) reports that count, others their decisions.
 """
 
 from __future__ import annotations
@@ -23,14 +23,19 @@ class BenchResult:
     seconds: float
     decisions: int
     legal_total: int
+    generations: int = 0
 
     @property
     def playouts_per_second(self) -> float:
         return self.playouts / self.seconds
 
     @property
-    def generations_per_second(self) -> float:
+    def decisions_per_second(self) -> float:
         return self.decisions / self.seconds
+
+    @property
+    def generations_per_second(self) -> float:
+        return (self.generations or self.decisions) / self.seconds
 
     @property
     def mean_legal_moves(self) -> float:
@@ -44,6 +49,7 @@ class BenchResult:
         d: dict[str, JSON] = asdict(self)
         d.update(
             playouts_per_second=round(self.playouts_per_second, 1),
+            decisions_per_second=round(self.decisions_per_second, 1),
             generations_per_second=round(self.generations_per_second, 1),
             mean_legal_moves=round(self.mean_legal_moves, 1),
             mean_length=round(self.mean_length, 1),
@@ -62,7 +68,7 @@ def run_playouts(
 ) -> BenchResult:
     """Random playouts for about ``seconds`` (or ``max_playouts``), timed with perf_counter."""
     rng = random.Random(seed)
-    playouts = decisions = legal_total = 0
+    playouts = decisions = legal_total = generations = 0
     start = time.perf_counter()
     elapsed = 0.0
     while True:
@@ -71,6 +77,7 @@ def run_playouts(
             legal_total += state.num_legal_actions()
             state.apply(state.random_legal_action(rng))
             decisions += 1
+        generations += int(getattr(state, "generations", 0))
         playouts += 1
         elapsed = time.perf_counter() - start
         if progress:
@@ -79,7 +86,7 @@ def run_playouts(
             break
         if max_playouts is None and elapsed >= seconds:
             break
-    return BenchResult(label or repr(game.options), playouts, elapsed, decisions, legal_total)
+    return BenchResult(label or repr(game.options), playouts, elapsed, decisions, legal_total, generations)
 
 
 def configurations(game_name: str, base: dict[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:

@@ -217,6 +217,7 @@ class Blokus3DState(State):
         first = random.Random(seed).randrange(n) if game.options["random_first"] else 0
         self.first_colour = first
         self.colour = first
+        self.generations = 0  # legal-move generations made for this game (the benchmark reads it)
         self.moves: list[tuple[int, int]] = []
         self.move_ends: list[int] = []  # running totals of anchors per entry of self.moves
         self.move_count = 0
@@ -225,6 +226,7 @@ class Blokus3DState(State):
     # -- turn order --------------------------------------------------------------------------
     def _generate(self, colour: int) -> list[tuple[int, int]]:
         """Every legal placement of ``colour``: ``[(orientation, anchor bitboard), ...]``."""
+        self.generations += 1
         hand = self.hands[colour]
         if not self.placed_any:
             adj, ground = (1 << self.geo.num_bits) - 1, False  # B3-4 c: the first piece goes anywhere
@@ -431,6 +433,7 @@ class Blokus3DState(State):
         other.placed_any = self.placed_any
         other.surface = self.surface
         other.first_colour = self.first_colour
+        other.generations = self.generations
         other.colour = self.colour
         other.moves = self.moves  # never mutated in place: _settle replaces the list
         other.move_ends = self.move_ends
