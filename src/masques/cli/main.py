@@ -105,8 +105,11 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
     game: Annotated[str, typer.Argument(help="Game name (see 'masques games').")],
     seats: Annotated[
         str,
-        typer.Option(help="Comma-separated seat kinds: human, random, greedy, easy, medium, hard, expert."),
-    ] = "human,random",
+        typer.Option(
+            help="Comma-separated seat kinds: human, random, greedy, easy, medium, hard, expert, openspiel"
+            " (default: you, then random bots)."
+        ),
+    ] = "",
     seed: Annotated[int, typer.Option(help="Seed of the deal and of the bots.")] = 0,
     save: Annotated[
         Path | None, typer.Option(help="Where to save the record (default: user data dir).")

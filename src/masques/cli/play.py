@@ -53,8 +53,11 @@ def render_observation(game_name: str, obs: dict[str, Any], *, show_layers: bool
 
 
 def parse_seats(spec: str, num_players: int) -> list[str]:
-    """``human,random,random``: one entry per seat; a single entry is used for every seat."""
+    """``human,random,random``: one entry per seat; a single entry is used for every seat; empty: a
+    human in seat 0 and random bots in the others."""
     seats = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    if not seats:
+        return [HUMAN] + ["random"] * (num_players - 1)
     for s in seats:
         if s != HUMAN:
             make_bot(s)  # raises with the known kinds
