@@ -6,27 +6,19 @@ directory) shared by the session, and an HTTP client for it.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import httpx
 import pytest
 
+from local_modules import load_beside
+
 _NAME = "masques_server_support"
 
 
 def _load_support() -> ModuleType:
-    if _NAME in sys.modules:
-        return sys.modules[_NAME]
-    spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("support.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_beside(__file__, "support.py", _NAME)
 
 
 support = _load_support()

@@ -198,14 +198,20 @@ class Game(ABC):
     @abstractmethod
     def new_initial_state(self, seed: int = 0) -> State: ...
 
-    @abstractmethod
     def sample_state(self, seat: int | None, observations: Sequence[JSON], rng: random.Random) -> State:
         """A full state consistent with everything ``seat`` has observed (determinization for bots).
 
         ``observations`` is the seat's observation history, oldest first, the last one being the
-        current position.  Games with hidden information override this and draw the hidden parts
-        from ``rng``; the state returned must give ``seat`` exactly the observations it already has.
+        current position.  The state returned gives ``seat`` exactly the observations it already has;
+        hidden parts are drawn from ``rng`` by the game's :meth:`_sample_from`.
         """
+        if not observations:
+            raise ValueError("sample_state needs at least the current observation")
+        return self._sample_from(seat, observations[-1], rng)
+
+    @abstractmethod
+    def _sample_from(self, seat: int | None, observation: JSON, rng: random.Random) -> State:
+        """The game's sampler, from the seat's current observation (it carries the public history)."""
 
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:

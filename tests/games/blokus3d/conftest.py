@@ -7,27 +7,19 @@ directory could shadow.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from local_modules import load_beside
+
 _NAME = "blokus3d_reference"
 
 
 def _load_reference() -> ModuleType:
-    if _NAME in sys.modules:
-        return sys.modules[_NAME]
-    spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("reference.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_beside(__file__, "reference.py", _NAME)
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
 from itertools import accumulate
 from operator import itemgetter
 from typing import ClassVar
@@ -182,15 +181,10 @@ class Blokus3DGame(Game):
     def new_initial_state(self, seed: int = 0) -> Blokus3DState:
         return Blokus3DState(self, seed)
 
-    def sample_state(
-        self, seat: int | None, observations: Sequence[JSON], rng: random.Random
-    ) -> Blokus3DState:
+    def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> Blokus3DState:
         """B3-11: nothing is hidden, so the one consistent state is the replay of the public moves."""
-        if not observations:
-            raise ValueError("sample_state needs at least the current observation")
-        last = observations[-1]
-        state = self.new_initial_state(int(last["seed"]))
-        for action in last["moves"]:
+        state = self.new_initial_state(int(obs["seed"]))
+        for action in obs["moves"]:
             state.apply(int(action))
         return state
 

@@ -159,18 +159,13 @@ class MascaradeGame(Game):
             del pool[-HAND:]
         return MascaradeState(self, seed, hands, pool)
 
-    def sample_state(
-        self, seat: int | None, observations: Sequence[JSON], rng: random.Random
-    ) -> MascaradeState:
+    def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> MascaradeState:
         """Others' hands and the pool order, drawn uniformly from the cards the seat has not seen.
 
         The seat knows the layout and its own hand; the rest is shuffled and dealt to the other
         hands (their sizes are public) and the pool.  Inferences from forced draws and passes are
-        left to the bots (``observations`` holds the whole history if they want them).
+        left to the bots, which see the whole observation history.
         """
-        if not observations:
-            raise ValueError("sample_state needs at least the current observation")
-        obs = observations[-1]
         n = self.num_players
         if obs.get("hands") is not None:  # the end: everything is revealed
             hands = [mask_of(h) for h in obs["hands"]]

@@ -153,12 +153,9 @@ class MaskeGame(Game):
         rng.shuffle(deck)
         return MaskeState(self, seed, masks, deck)
 
-    def sample_state(self, seat: int | None, observations: Sequence[JSON], rng: random.Random) -> MaskeState:
+    def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> MaskeState:
         """MS-17 determinization: the deck's unknown cards, an unseen drawn card and the masks still
         to lay are drawn uniformly from what the seat has not seen."""
-        if not observations:
-            raise ValueError("sample_state needs at least the current observation")
-        obs = observations[-1]
         deck_view: list[int | None] = obs["deck"]
         drawn = obs["auction"]["card"] if obs["auction"] else None
         known = {c for c in deck_view if c is not None}

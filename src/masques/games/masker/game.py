@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
 from itertools import permutations
 from typing import ClassVar
 
@@ -163,12 +162,9 @@ class MaskerGame(Game):
             stacks.append([bottom[cell], rest.pop(), rest.pop(), top])
         return stacks
 
-    def sample_state(self, seat: int | None, observations: Sequence[JSON], rng: random.Random) -> MaskerState:
+    def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> MaskerState:
         """MK-15 determinization: the public position with the hidden tokens drawn uniformly among
         the assignments consistent with everything the seat has seen (see consistent_tokens)."""
-        if not observations:
-            raise ValueError("sample_state needs at least the current observation")
-        obs = observations[-1]
         choices = consistent_tokens(self, obs)
         tokens = list(choices[rng.randrange(len(choices))])
         return MaskerState.from_observation(self, obs, tokens, seed=rng.randrange(2**31))
