@@ -18,6 +18,48 @@ def test_seatings_rotate_every_choice_of_bots() -> None:
     assert len(four) == 4 and all(s.count("hard") == 2 for s in four)
 
 
+def test_per_pairing_gives_each_pairing_its_games_with_seats_rotating() -> None:
+    specs = arena.schedule("masker", {"players": 2}, ["hard", "greedy", "random"], 0, per_pairing=5)
+    by_pairing: dict[frozenset[str], list[tuple[str, ...]]] = {}
+    for spec in specs:
+        by_pairing.setdefault(frozenset(spec.seats), []).append(spec.seats)
+    assert set(by_pairing) == {
+        frozenset(p) for p in [("hard", "greedy"), ("hard", "random"), ("greedy", "random")]
+    }
+    for seatings in by_pairing.values():
+        assert len(seatings) == 5
+        assert seatings[0] == seatings[2][::1] and seatings[1] == seatings[0][::-1]  # seats alternate
+    assert [s.seed for s in specs] == list(range(len(specs)))  # one seed per game, in order
+
+
+def test_groups_add_games_for_one_table_only() -> None:
+    specs = arena.schedule(
+        "maske", {"players": 4}, ["hard"], 0, groups=[(("hard", "greedy", "greedy", "greedy"), 8)]
+    )
+    assert len(specs) == 8
+    assert all(sorted(s.seats) == ["greedy", "greedy", "greedy", "hard"] for s in specs)
+    assert {s.seats.index("hard") for s in specs} == {0, 1, 2, 3}  # the hard bot sits in every seat
+    two = arena.schedule(
+        "masker", {"players": 2}, ["greedy", "random"], 0, per_pairing=2, groups=[(("expert", "hard"), 3)]
+    )
+    assert [s.seats for s in two][-3:] == [("expert", "hard"), ("hard", "expert"), ("expert", "hard")]
+
+
+def test_arena_command_takes_per_pairing_and_groups(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    args = ["arena", "masker", "--players", "2", "--bots", "greedy,random", "--per-pairing", "2"]
+    result = CliRunner().invoke(app, [*args, "--group", "easy:random=2", "--workers", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.with_suffix(".json").read_text("utf-8"))
+    assert data["games"] == 4
+    assert "--per-pairing 2 --group easy:random=2" in data["command"]
+    rows = {r["bot"]: r for r in data["table"]}
+    assert rows["random"]["head_to_head_games"] == {"easy": 2, "greedy": 2}
+    assert rows["easy"]["head_to_head_games"] == {"random": 2}
+    bad = CliRunner().invoke(app, ["arena", "masker", "--bots", "greedy", "--group", "hard:greedy=x"])
+    assert bad.exit_code == 2 and "--group takes BOT:BOT...=GAMES" in bad.output
+
+
 def test_games_are_reproducible_and_greedy_beats_random_in_masker() -> None:
     specs = arena.schedule("masker", {"players": 2}, ["greedy", "random"], 40, seed=7)
     results = arena.run(specs, workers=1)

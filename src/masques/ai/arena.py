@@ -54,13 +54,48 @@ def seatings(bots: list[str], num_players: int) -> list[tuple[str, ...]]:
 
 
 def schedule(
-    game: str, options: dict[str, JSON], bots: list[str], games: int, seed: int = 0
+    game: str,
+    options: dict[str, JSON],
+    bots: list[str],
+    games: int,
+    seed: int = 0,
+    *,
+    per_pairing: int | None = None,
+    groups: list[tuple[tuple[str, ...], int]] | None = None,
 ) -> list[GameSpec]:
-    """``games`` games spread evenly over the seatings (each seating at least once)."""
+    """The games to play, seeded ``seed``, ``seed + 1``, ... in order.
+
+    By default ``games`` games spread evenly over the seatings (each seating at least once; none when
+    ``games`` is 0).  With
+    ``per_pairing``, every choice of distinct bots (a pairing, for two seats) plays that many games,
+    its seatings rotating.  ``groups`` adds games for given tables, e.g. ``(("expert", "hard"), 40)``:
+    that is how an expensive bot plays only the pairings that matter at the size they need.
+    """
     n = load_game(game, options).num_players
-    plans = seatings(bots, n)
-    count = max(games, len(plans))
-    return [GameSpec(game, options, plans[i % len(plans)], seed + i) for i in range(count)]
+    plans: list[tuple[str, ...]] = []
+    if per_pairing is None:
+        if bots and games > 0:
+            rotations = seatings(bots, n)
+            plans = [rotations[i % len(rotations)] for i in range(max(games, len(rotations)))]
+    else:
+        for group in combinations(bots, n) if len(bots) >= n else [tuple(bots)]:
+            plans += _rotated(list(group), n, per_pairing)
+    for group, count in groups or []:
+        plans += _rotated(list(group), n, count)
+    return [GameSpec(game, options, plan, seed + i) for i, plan in enumerate(plans)]
+
+
+def _rotated(group: list[str], num_players: int, count: int) -> list[tuple[str, ...]]:
+    """``count`` games of one group of bots, cycling through its seatings."""
+    rotations = (
+        seatings(group, num_players)
+        if len(group) < num_players
+        else [
+            tuple(group[(i + shift) % num_players] for i in range(num_players))
+            for shift in range(num_players)
+        ]
+    )
+    return [rotations[i % len(rotations)] for i in range(count)]
 
 
 def play(spec: GameSpec) -> GameResult:
@@ -86,7 +121,7 @@ class BotStats:
     wins: float = 0.0  # shared wins count fractionally
     mu: float = 25.0
     sigma: float = 25.0 / 3
-    against: dict[str, list[float]] = field(default_factory=dict)  # opponent -> [wins, games]
+    against: dict[str, list[float]] = field(default_factory=dict)  # opponent -> [score, games, wins]
 
     @property
     def ordinal(self) -> float:
@@ -126,13 +161,12 @@ def rate(results: list[GameResult]) -> dict[str, BotStats]:
             for other_seat, other in enumerate(seats):
                 if other_seat == seat or other == name:
                     continue
-                pair = s.against.setdefault(other, [0.0, 0.0])
+                pair = s.against.setdefault(other, [0.0, 0.0, 0.0])
                 pair[1] += 1
-                pair[0] += (
-                    1.0
-                    if result.returns[seat] > result.returns[other_seat]
-                    else (0.5 if result.returns[seat] == result.returns[other_seat] else 0.0)
-                )
+                mine, theirs = result.returns[seat], result.returns[other_seat]
+                beat = mine > theirs
+                pair[0] += 1.0 if beat else (0.5 if mine == theirs else 0.0)
+                pair[2] += 1.0 if beat else 0.0
     for name, s in stats.items():
         s.mu, s.sigma = ratings[name].mu, ratings[name].sigma
     return stats
@@ -207,7 +241,10 @@ def table(stats: dict[str, BotStats]) -> list[dict[str, JSON]]:
                 "ordinal": round(s.ordinal, 3),
                 "games": s.games,
                 "win_rate": round(s.win_rate, 4),
-                "head_to_head": {o: round(w / g, 4) for o, (w, g) in sorted(s.against.items()) if g},
+                # score against each opponent (a draw counts one half), and the share of games won outright
+                "head_to_head": {o: round(p[0] / p[1], 4) for o, p in sorted(s.against.items()) if p[1]},
+                "head_to_head_wins": {o: round(p[2] / p[1], 4) for o, p in sorted(s.against.items()) if p[1]},
+                "head_to_head_games": {o: int(p[1]) for o, p in sorted(s.against.items())},
             }
         )
     return rows

@@ -323,7 +323,20 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     bots: Annotated[
         str, typer.Option(help="Comma-separated bots: random, greedy, easy, medium, hard, expert.")
     ] = ("hard,medium,greedy,random"),
-    games: Annotated[int, typer.Option(help="Number of games (at least one per seating).")] = 40,
+    games: Annotated[
+        int, typer.Option(help="Number of games (at least one per seating; 0 with --group: only those).")
+    ] = 40,
+    per_pairing: Annotated[
+        int | None,
+        typer.Option(help="Instead of --games: this many games for every choice of distinct bots."),
+    ] = None,
+    group: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Extra games for one table of bots, e.g. 'expert:hard=40' (repeatable); a bot named only "
+            "here plays only these games."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     workers: Annotated[int, typer.Option(help="Local processes (default: one per core).")] = 0,
     out: Annotated[Path | None, typer.Option(help="Write OUT.json, OUT.csv and OUT.png.")] = None,
@@ -340,14 +353,17 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     except EngineError as exc:
         fail(str(exc))
     kinds = [b.strip() for b in bots.split(",") if b.strip()]
-    if not kinds or games < 1:
-        fail("--bots needs at least one bot and --games at least 1")
+    groups = [_parse_group(text) for text in group or []]
+    if not kinds or games < (0 if groups else 1) or (per_pairing is not None and per_pairing < 1):
+        fail("--bots needs a bot, --games at least 1 (0 with --group) and --per-pairing at least 1")
     try:
-        for kind in kinds:
+        for kind in {*kinds, *(k for g, _ in groups for k in g)}:
             make_bot(kind, game)
     except ValueError as exc:
         fail(str(exc))
-    specs = arena_mod.schedule(game, loaded.options, kinds, games, seed)
+    specs = arena_mod.schedule(
+        game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups
+    )
     with _progress_bar() as progress:
         task = progress.add_task(f"{game} games", total=len(specs))
         results = arena_mod.run(
@@ -371,8 +387,10 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         )
     console.print(table)
     if out is not None:
+        size = [f"--per-pairing {per_pairing}"] if per_pairing is not None else [f"--games {games}"]
+        extras = [f"--group {g}" for g in group or []]
         command = "masques arena " + " ".join(
-            [game, *ctx.args, f"--bots {bots}", f"--games {games}", f"--seed {seed}"]
+            [game, *ctx.args, f"--bots {bots}", *size, *extras, f"--seed {seed}"]
         )
         meta = {
             "title": f"{game} {loaded.options}",
@@ -384,6 +402,15 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         }
         for path in arena_mod.write_outputs(rows, meta, out):
             console.print(f"wrote {path}")
+
+
+def _parse_group(text: str) -> tuple[tuple[str, ...], int]:
+    """'expert:hard=40' -> (('expert', 'hard'), 40); a clear error otherwise."""
+    names, sep, count = text.partition("=")
+    bots = tuple(b.strip() for b in names.split(":") if b.strip())
+    if not sep or not count.strip().isdigit() or int(count) < 1 or not bots:
+        fail(f"--group takes BOT:BOT...=GAMES, e.g. expert:hard=40 (got {text!r})")
+    return bots, int(count)
 
 
 def default_database_url() -> str:
