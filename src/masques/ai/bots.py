@@ -65,9 +65,10 @@ and 12 won 75.5% — the one-ply ordering is good enough that a narrow search ga
 
 BOT_KINDS = ("random", "greedy", "easy", "medium", "hard", "expert", "openspiel")
 
-OPENSPIEL_SIMULATIONS = {"blokus3d": 6, "masker": 40, "mascarade": 10, "maske": 30}
-"""OpenSpiel MCTSBot/ISMCTSBot simulations per move: about the time our ``hard`` level takes here
-(OpenSpiel drives our Python games through its bindings, so each simulation costs more)."""
+OPENSPIEL_SIMULATIONS = {"blokus3d": 4, "masker": 160, "mascarade": 36, "maske": 30}
+"""OpenSpiel MCTSBot/ISMCTSBot simulations per move: about the CPU time our ``hard`` level takes here
+(about 0.2 s a move, measured with ``time.process_time`` over the non-forced moves of whole games;
+OpenSpiel drives our Python games through its bindings, so each simulation costs more than ours)."""
 
 
 def make_bot(kind: str, game: str | None = None) -> Bot:
