@@ -541,7 +541,10 @@ def _check_state(
     mine = running and seat is not None and to_move == seat and seat_kinds[seat] == "human"
     assert message["your_turn"] == mine, message
     if mine:
-        expected = [{"id": a, "label": truth.action_to_str(a)} for a in truth.legal_actions()]
+        expected = [
+            {"id": a, "label": truth.action_to_str(a), "move": truth.action_to_json(a)}
+            for a in truth.legal_actions()
+        ]
         assert message["legal"] == expected
     else:
         assert message["legal"] == [], f"seat {seat} got a legal list when it is not its turn"

@@ -1,0 +1,17 @@
+/**
+ * The registry of game views.  Each game module registers here with one line; a game without a
+ * module is shown by the generic view (its observation and its legal moves as buttons).
+ */
+import type { GameModule } from "./contract";
+import { genericModule } from "./generic";
+
+const MODULES: GameModule[] = [
+  // One line per game view module, e.g.: masker,
+];
+
+const BY_NAME = new Map(MODULES.map((m) => [m.name, m]));
+
+/** The view module for `game`, or the generic view. */
+export function moduleFor(game: string): GameModule {
+  return BY_NAME.get(game) ?? genericModule(game);
+}
