@@ -4,9 +4,13 @@
  */
 import type { GameModule } from "./contract";
 import { genericModule } from "./generic";
+import blokus3d from "./blokus3d";
+import maske from "./maske";
 
 const MODULES: GameModule[] = [
   // One line per game view module, e.g.: masker,
+  blokus3d,
+  maske,
 ];
 
 const BY_NAME = new Map(MODULES.map((m) => [m.name, m]));
