@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=src/masques/server/static/index.html
 SOURCES=(web/src web/index.html web/package.json web/package-lock.json web/vite.config.ts web/tsconfig.json)
-if [ -f "$OUT" ] && [ -z "$(find "${SOURCES[@]}" -newer "$OUT" -print -quit)" ]; then
+# The views also import game data shipped with the engines (e.g. Mascarade's cards.json).
+newer() { find "${SOURCES[@]}" -newer "$OUT" -print -quit; find src/masques/games -name '*.json' -newer "$OUT" -print -quit; }
+if [ -f "$OUT" ] && [ -z "$(newer)" ]; then
   echo "web client: up to date"
   exit 0
 fi

@@ -1,6 +1,6 @@
 /** The single-page app: a top bar (home, language switch) and a router over the lobby, match and replay pages. */
 import "./style.css";
-import { h } from "./dom";
+import { h, s } from "./dom";
 import type { Lang } from "./games/contract";
 import { initialLang, saveLang, SHELL, translator } from "./i18n";
 import { lobbyPage } from "./lobby";
@@ -29,9 +29,20 @@ const home = h("a", { href: "/", "data-link": true, class: "home" });
 const content = h("div", { class: "content" });
 document.getElementById("app")!.append(h("header", { class: "topbar" }, home, langButton), content);
 
+/** The mark: a small mask. */
+function logo(): SVGSVGElement {
+  return s(
+    "svg",
+    { viewBox: "0 0 32 20", width: 32, height: 20, class: "logo", "aria-hidden": "true" },
+    s("path", { d: "M2 3 Q16 -1 30 3 Q31 14 20 18 Q16 14 12 18 Q1 14 2 3 Z", fill: "#d4a017" }),
+    s("ellipse", { cx: 10, cy: 8, rx: 4, ry: 2.6, fill: "#2b2420" }),
+    s("ellipse", { cx: 22, cy: 8, rx: 4, ry: 2.6, fill: "#2b2420" }),
+  );
+}
+
 function drawBar(): void {
   document.documentElement.lang = lang;
-  home.replaceChildren(h("span", { class: "logo", "aria-hidden": "true" }, "🎭"), " ", app.t("title"));
+  home.replaceChildren(logo(), app.t("title"));
   langButton.textContent = app.t("lang_switch");
   langButton.setAttribute("lang", lang === "en" ? "fr" : "en");
 }

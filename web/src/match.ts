@@ -5,7 +5,7 @@
  */
 import { api, ApiError, MatchSocket, playerName, seats, type ServerMessage } from "./api";
 import { h } from "./dom";
-import type { GameModule, GameView, Lang, MatchSummary, MatchView, ViewContext } from "./games/contract";
+import type { GameModule, GameView, Lang, LogEntry, MatchSummary, MatchView, ViewContext } from "./games/contract";
 import { moduleFor } from "./games/index";
 import { translator } from "./i18n";
 
@@ -25,7 +25,11 @@ export function seatLabel(app: AppContext, summary: MatchSummary | null, seat: n
   if (mine !== null && seat === mine) return app.t("you");
   const info = summary?.seats[seat];
   if (!info) return app.t("seat", { n: seat + 1 });
-  if (info.kind !== "human") return app.t("bot", { level: botLevel(app, info.kind) });
+  if (info.kind !== "human") {
+    const name = app.t("bot", { level: botLevel(app, info.kind) });
+    const twins = summary!.seats.filter((other) => other.kind === info.kind).length;
+    return twins > 1 ? `${name} ${seat + 1}` : name;
+  }
   return info.name ?? app.t("seat", { n: seat + 1 });
 }
 
@@ -61,9 +65,12 @@ export class ViewHost {
       this.root.dataset.game = game;
       const module = moduleFor(game);
       this.module = module;
+      const app = this.app;
       const ctx: ViewContext = {
         root: this.root,
-        lang: this.app.lang(),
+        get lang() {
+          return app.lang(); // follows the language switch
+        },
         t: translator(module.messages, () => this.app.lang()),
         seatName: (seat) => this.seatName(seat),
         act: (id) => this.act(id),
@@ -75,6 +82,11 @@ export class ViewHost {
 
   setLang(lang: Lang): void {
     this.view?.setLang?.(lang);
+  }
+
+  /** A log entry in words, as the game's view tells it (or the engine's text). */
+  describe(entry: LogEntry): string {
+    return this.view?.describe?.(entry) ?? entry.move;
   }
 
   destroy(): void {
@@ -288,15 +300,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           { class: `seat-${entry.seat}`, value: entry.version },
           h("strong", {}, seatName(entry.seat)),
           " ",
-          describe(entry.seat, entry.move),
+          host.describe(entry),
         ),
       ),
     );
     logList.scrollTop = logList.scrollHeight;
-  }
-
-  function describe(_seat: number, move: string): string {
-    return move;
   }
 
   function drawEnd(): void {

@@ -65,7 +65,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     slider.value = String(index);
     position.textContent = error || app.t("step", { n: index, total: Math.max(0, steps.length - 1) });
     const last = view?.log.at(-1);
-    move.textContent = last && last.version === view.version ? `${seatName(last.seat)}: ${last.move}` : "";
+    move.textContent = last && last.version === view.version ? `${seatName(last.seat)} ${host.describe(last)}` : "";
     links.replaceChildren(
       h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),

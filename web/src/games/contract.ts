@@ -78,6 +78,11 @@ export interface ViewContext {
 export interface GameView {
   /** Draw this view (called on every new state, and on every replay step). */
   update(view: MatchView): void;
+  /**
+   * Optional: one move of the log in words, without the player's name (the shell puts it first),
+   * e.g. "steps onto c4 and captures a red cross".  Without it the log shows the engine's text.
+   */
+  describe?(entry: LogEntry): string;
   /** Called when the language changes; redraw texts. */
   setLang?(lang: Lang): void;
   /** Remove listeners, animation loops and WebGL contexts. */

@@ -4,11 +4,14 @@
  */
 import type { GameModule } from "./contract";
 import { genericModule } from "./generic";
+import mascarade from "./mascarade";
+import masker from "./masker";
 import blokus3d from "./blokus3d";
 import maske from "./maske";
 
 const MODULES: GameModule[] = [
-  // One line per game view module, e.g.: masker,
+  masker,
+  mascarade,
   blokus3d,
   maske,
 ];
