@@ -9,7 +9,7 @@
  */
 
 import { h } from "../dom";
-import type { GameModule, GameView, Lang, MatchView, ViewContext } from "./contract";
+import type { GameModule, GameView, Lang, LogEntry, MatchView, ViewContext } from "./contract";
 import type { BoardRenderer, SceneData } from "./blokus3d_board";
 import { IsoBoard, pieceIcon } from "./blokus3d_iso";
 import { PIECE_IDS, type PieceId, squareName } from "./blokus3d_pieces";
@@ -46,12 +46,15 @@ const messages = {
     status_done: "all placed",
     tray: "{colour}: {count} pieces left",
     trayNone: "All pieces placed",
-    you: "you",
     toPlace: "{colour} to place ({name})",
     yourTurn: "Your turn: {colour}. Pick a piece, point at a square, turn it, place it.",
     waiting: "Waiting for {name} ({colour})",
     over: "Game over",
-    structure: "{name} structure · board {size}",
+    structure: "{name}: {size} squares, up to {height} high",
+    struct_A: "Tower",
+    struct_B: "Wall",
+    struct_C: "Stairs",
+    struct_D: "Pyramid",
     choice: "{piece} ({pieceName}), turn {turn} of {turns} here, at {square}, level {level}",
     noChoice: "Choose a piece in the tray",
     cubes: "cubes",
@@ -84,6 +87,7 @@ const messages = {
     pieceNone: "{piece} {pieceName}: no room",
     pieceLeft: "{piece} {pieceName}",
     boardLabel: "Blokus 3D board. {choice}",
+    logPlace: "places {pieceName} ({piece}, turn {turn}) at {square}",
   },
   fr: {
     blue: "Bleu",
@@ -99,12 +103,15 @@ const messages = {
     status_done: "tout posé",
     tray: "{colour} : {count} pièces restantes",
     trayNone: "Toutes les pièces sont posées",
-    you: "vous",
     toPlace: "{colour} pose ({name})",
     yourTurn: "À vous : {colour}. Choisissez une pièce, visez une case, tournez-la, posez-la.",
     waiting: "En attente de {name} ({colour})",
     over: "Partie terminée",
-    structure: "Structure {name} · plateau {size}",
+    structure: "{name} : {size} cases, jusqu'à {height} de haut",
+    struct_A: "Tour",
+    struct_B: "Mur",
+    struct_C: "Escalier",
+    struct_D: "Pyramide",
     choice: "{piece} ({pieceName}), position {turn} sur {turns} ici, en {square}, niveau {level}",
     noChoice: "Choisissez une pièce dans la réserve",
     cubes: "cubes",
@@ -137,6 +144,7 @@ const messages = {
     pieceNone: "{piece} {pieceName} : pas de place",
     pieceLeft: "{piece} {pieceName}",
     boardLabel: "Plateau de Blokus 3D. {choice}",
+    logPlace: "pose {pieceName} ({piece}, position {turn}) en {square}",
   },
 };
 
@@ -173,7 +181,7 @@ class Blokus3DView implements GameView {
     );
     const wanted = localStorage.getItem(RENDER_PREF) === "2d" ? "2d" : "3d";
     this.board = this.makeBoard(wanted);
-    this.root.addEventListener("keydown", this.onKey);
+    document.addEventListener("keydown", this.onKey);
   }
 
   private makeBoard(kind: "2d" | "3d"): BoardRenderer {
@@ -245,6 +253,13 @@ class Blokus3DView implements GameView {
     }
     this.choose(this.current?.number);
     this.draw();
+  }
+
+  /** One move of the shell's log in words: `L4:5@c3` -> "places L (L4, turn 5) at c3". */
+  describe(entry: LogEntry): string {
+    const m = /^([A-Z][A-Z0-9]):(\d+)@([a-j]\d+)$/.exec(entry.move);
+    if (!m) return entry.move;
+    return this.t("logPlace", { piece: m[1], pieceName: this.t(`piece_${m[1]}`), turn: m[2], square: m[3] });
   }
 
   setLang(_lang: Lang): void {
@@ -335,14 +350,19 @@ class Blokus3DView implements GameView {
     this.draw();
   }
 
+  /** Keys act when the view or nothing in particular (the page body) has the focus. */
   private key(e: KeyboardEvent): void {
     const target = e.target as HTMLElement;
+    if (target !== document.body && !this.root.contains(target)) return;
     if (target.closest("input, select, textarea")) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const onButton = target.tagName === "BUTTON";
     const k = e.key;
     let handled = true;
     const pieceIndex = PIECE_KEYS.indexOf(k);
+    const choosing = !!this.current;
+    const placing = ["[", "]", "r", "R", "n", "N", " ", "Enter"].includes(k) || k.startsWith("Arrow");
+    if (!choosing && (pieceIndex >= 0 || placing)) return;
     if (pieceIndex >= 0) this.selectPiece(PIECE_IDS[pieceIndex]);
     else if (k === "[" || k === "]") this.cyclePiece(k === "]" ? 1 : -1);
     else if (k.startsWith("Arrow")) {
@@ -408,10 +428,15 @@ class Blokus3DView implements GameView {
     });
   }
 
+  private structureName(obs: B3Observation): string {
+    return "ABCD".includes(obs.structure.key) ? this.t(`struct_${obs.structure.key}`) : obs.structure.name;
+  }
+
   private drawInfo(obs: B3Observation): void {
     const lines: Array<HTMLElement | string> = [];
-    const size = obs.structure.max_heights.flat().filter((n) => n > 0).length;
-    lines.push(h("div", {}, this.t("structure", { name: obs.structure.name, size: `${size} ▫` })));
+    const limits = obs.structure.max_heights.flat();
+    const size = limits.filter((n) => n > 0).length;
+    lines.push(h("div", {}, this.t("structure", { name: this.structureName(obs), size, height: Math.max(...limits) })));
     if (obs.terminal) lines.push(h("strong", {}, this.t("over")));
     else if (obs.to_move) {
       const colour = this.colourName(obs.to_move.colour);
@@ -466,7 +491,7 @@ class Blokus3DView implements GameView {
         "tr",
         { class: c.colour === mover ? "b3-to-move" : "", "data-colour": c.colour },
         h("td", {}, h("span", { class: "b3-swatch", style: `background: var(--b3-${c.colour}, ${SWATCH[c.colour]})` }), this.colourName(c.colour)),
-        h("td", {}, this.ctx.seatName(c.seat) + (mine.has(c.colour) ? ` (${this.t("you")})` : "")),
+        h("td", { class: mine.has(c.colour) ? "b3-mine" : "" }, this.ctx.seatName(c.seat)),
         h("td", { class: "b3-status" }, this.t(`status_${c.status}`)),
         h("td", { class: "num b3-score" }, String(c.score)),
       ),
@@ -516,7 +541,7 @@ class Blokus3DView implements GameView {
   }
 
   destroy(): void {
-    this.root.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("keydown", this.onKey);
     this.board.destroy();
     this.root.replaceChildren();
   }

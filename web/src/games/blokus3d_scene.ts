@@ -137,9 +137,9 @@ export class ThreeBoard implements BoardRenderer {
     this.scene.add(this.table);
     this.buildBase();
 
-    this.camera.position.set(0, 11, 13);
+    this.camera.position.set(0, 13.5, 12.5);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
-    this.controls.target.set(0, 1.2, 0);
+    this.controls.target.set(0, 0.6, 0.4);
     this.controls.minDistance = 6;
     this.controls.maxDistance = 30;
     this.controls.maxPolarAngle = Math.PI / 2 - 0.05;
@@ -233,12 +233,12 @@ export class ThreeBoard implements BoardRenderer {
     const shell = new THREE.Mesh(
       envelope,
       this.material("envelope", () =>
-        new THREE.MeshBasicMaterial({ color: 0x6b8cc7, transparent: true, opacity: 0.07, depthWrite: false, side: THREE.DoubleSide }),
+        new THREE.MeshBasicMaterial({ color: 0x6b8cc7, transparent: true, opacity: 0.1, depthWrite: false, side: THREE.DoubleSide }),
       ),
     );
     const outline = new THREE.LineSegments(
       new THREE.EdgesGeometry(envelope, 1),
-      this.material("envelopeEdge", () => new THREE.LineBasicMaterial({ color: 0x5872a8, transparent: true, opacity: 0.45 })),
+      this.material("envelopeEdge", () => new THREE.LineBasicMaterial({ color: 0x34508f, transparent: true, opacity: 0.75 })),
     );
     shell.renderOrder = 2;
     outline.renderOrder = 2;
@@ -252,9 +252,9 @@ export class ThreeBoard implements BoardRenderer {
         return new THREE.MeshStandardMaterial({
           color,
           emissive: color,
-          emissiveIntensity: 0.35,
+          emissiveIntensity: 0.9,
           transparent: true,
-          opacity: 0.6,
+          opacity: 0.62,
           depthWrite: false,
         });
       }
@@ -274,11 +274,20 @@ export class ThreeBoard implements BoardRenderer {
     const edges = new THREE.LineSegments(
       this.edgeGeometry,
       this.material(`edge:${variant}`, () =>
-        new THREE.LineBasicMaterial({ color: variant === "ghost" ? 0xffffff : variant === "last" ? 0xfff6c8 : 0x1d2430, transparent: true, opacity: variant === "solid" ? 0.55 : 0.95 }),
+        new THREE.LineBasicMaterial({
+          color: variant === "ghost" ? 0xffffff : variant === "last" ? 0xfff6c8 : 0x1d2430,
+          transparent: true,
+          opacity: variant === "solid" ? 0.55 : 0.95,
+          // The ghost's outline shows through the cubes in front of it, so it is never lost.
+          depthTest: variant !== "ghost",
+        }),
       ),
     );
     mesh.add(edges);
-    if (variant === "ghost") mesh.renderOrder = 3;
+    if (variant === "ghost") {
+      mesh.renderOrder = 3;
+      edges.renderOrder = 4;
+    }
     group.add(mesh);
     return mesh;
   }

@@ -21,18 +21,19 @@ export const BLOKUS3D_CSS = `
 .b3-scores { width: 100%; border-collapse: collapse; font-size: 0.92em; }
 .b3-scores th, .b3-scores td { padding: 3px 6px; text-align: left; }
 .b3-scores td.num { text-align: right; font-variant-numeric: tabular-nums; font-weight: 700; }
+.b3-scores td.b3-mine { font-weight: 700; }
 .b3-scores tr.b3-to-move { background: #fff6cc; }
 .b3-swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; margin-right: 6px; vertical-align: -1px; border: 1px solid #0003; }
 .b3-tray { border: 1px solid #d5dbe5; border-radius: 8px; padding: 6px; }
 .b3-tray h4 { margin: 0 0 4px; font-size: 0.9em; font-weight: 600; }
 .b3-tray.b3-active { border-color: #2f6fde; box-shadow: 0 0 0 2px #2f6fde33; }
 .b3-pieces { display: grid; grid-template-columns: repeat(auto-fill, minmax(44px, 1fr)); gap: 4px; }
-.b3-piece { position: relative; padding: 2px; min-height: 44px; border: 1px solid #c8d0dc; border-radius: 6px; background: #fff; cursor: pointer; }
+.b3-piece { position: relative; padding: 2px 2px 12px; min-height: 50px; border: 1px solid #c8d0dc; border-radius: 6px; background: #fff; cursor: pointer; }
 .b3-piece:disabled { cursor: default; opacity: 0.55; }
 .b3-piece[aria-pressed="true"] { border: 2px solid #1d2430; background: #eef3ff; }
 .b3-piece .b3-key { position: absolute; left: 3px; top: 1px; font-size: 10px; color: #5a6577; }
-.b3-piece .b3-name { position: absolute; right: 3px; bottom: 1px; font-size: 10px; color: #5a6577; }
-.b3-icon { width: 100%; height: 34px; }
+.b3-piece .b3-name { position: absolute; left: 0; right: 0; bottom: 1px; font-size: 10px; line-height: 11px; color: #5a6577; text-align: center; }
+.b3-icon { width: 100%; height: 32px; }
 .b3-tray .b3-none { font-size: 0.85em; color: #5a6577; }
 .b3-base { fill: #d8c8a8; stroke: #b39f7a; }
 .b3-tile { stroke: #a9b2c0; stroke-width: 0.6; }

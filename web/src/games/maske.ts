@@ -9,7 +9,7 @@
  */
 
 import { h } from "../dom";
-import type { GameModule, GameView, Lang, MatchView, ViewContext } from "./contract";
+import type { GameModule, GameView, Lang, LogEntry, MatchView, ViewContext } from "./contract";
 import {
   CARDS,
   type Choices,
@@ -66,7 +66,7 @@ const messages = {
     legendCentre: "centre: no hole",
     player: "Player",
     points: "Points",
-    payday: "Payday now",
+    payday: "Payday",
     paydayHelp: "What the player's sticks earn on the top mask as it lies",
     placer: "lays the mask",
     paysDouble: "pays double",
@@ -76,8 +76,7 @@ const messages = {
     bidding: "bidding",
     outOfAuction: "out",
     winner: "winner",
-    you: "you",
-    stickOf: "{name}'s stick {n}",
+    stickOf: "stick {n} ({name})",
     holeLabel: "hole {hole}, pays {value}",
     putStick: "Put stick {n} in hole {hole}",
     stepTo: "Step {stick} {dir} to {hole} ({cost})",
@@ -112,7 +111,7 @@ const messages = {
     bid: "Bid {n}",
     raise: "Raise to {n}",
     bidAmount: "Your bid",
-    auction: "Auction of the card {name} drew",
+    auction: "Auction: the card drawn by {name}",
     yourCard: "Only you see this card:",
     knownCard: "Everyone knows this card (it came round the deck):",
     hiddenCard: "Face down: only {name} has seen it.",
@@ -140,21 +139,33 @@ const messages = {
     effectOther: "{name} decides.",
     over: "Game over",
     events: "What happened",
-    ev_lays: "{name} lays {mask}",
-    ev_passes: "{name} passes",
-    ev_draws: "{name} draws a card",
+    ev_lays: "{name} laid {mask}",
+    ev_passes: "{name} passed",
+    ev_draws: "{name} drew a card",
     ev_moved: "{name} moved {steps} steps for {steps} points",
-    ev_unsold: "Nobody bought {name}'s card",
+    ev_unsold: "Nobody bought the card {name} drew",
     ev_bought: "{name} bought for {bid}: “{card}”",
-    ev_pays: "{payer} pays {payee} {amount}",
+    ev_pays: "{payer} paid {payee} {amount}",
     ev_bank: "the bank",
     ev_payday: "Payday: {list}",
-    ev_jumps: "{stick} jumps to {hole}",
-    ev_swap: "{a} and {b} swap places",
-    ev_steps: "{stick} steps to {hole} (free)",
-    ev_skips: "{name} skips (card)",
-    ev_turns_cw: "The mask turns a quarter clockwise",
-    ev_turns_ccw: "The mask turns a quarter anticlockwise",
+    ev_jumps: "{stick} jumped to {hole}",
+    ev_swap: "{a} and {b} swapped places",
+    ev_steps: "{stick} stepped to {hole} (free)",
+    ev_skips: "{name} skipped an action (card)",
+    ev_turns_cw: "The mask turned a quarter clockwise",
+    ev_turns_ccw: "The mask turned a quarter anticlockwise",
+    log_hole: "chooses hole {hole}",
+    log_step: "steps {stick} {dir}",
+    log_pass: "passes",
+    log_draw: "draws a card",
+    log_done: "ends the move",
+    log_drop: "drops out",
+    log_lay: "lays the mask {turn}",
+    log_cw: "turns the mask clockwise",
+    log_ccw: "turns the mask anticlockwise",
+    log_stick: "chooses {stick}",
+    log_player: "chooses {name}",
+    log_bid: "bids {n}",
     keys: "Keys: arrows step the selected stick · 1/2 select a stick · P pass · D draw · Enter done · X drop · +/- bid",
   },
   fr: {
@@ -176,7 +187,7 @@ const messages = {
     legendCentre: "centre : pas de trou",
     player: "Joueur",
     points: "Points",
-    payday: "Paie maintenant",
+    payday: "Paie",
     paydayHelp: "Ce que rapportent les bâtons du joueur sur le masque du dessus tel qu'il est posé",
     placer: "pose le masque",
     paysDouble: "paie double",
@@ -186,8 +197,7 @@ const messages = {
     bidding: "enchérit",
     outOfAuction: "sorti",
     winner: "gagnant",
-    you: "vous",
-    stickOf: "bâton {n} de {name}",
+    stickOf: "bâton {n} ({name})",
     holeLabel: "trou {hole}, paie {value}",
     putStick: "Mettre le bâton {n} dans le trou {hole}",
     stepTo: "Avancer {stick} vers {dir} en {hole} ({cost})",
@@ -222,7 +232,7 @@ const messages = {
     bid: "Offrir {n}",
     raise: "Monter à {n}",
     bidAmount: "Votre offre",
-    auction: "Enchères sur la carte tirée par {name}",
+    auction: "Enchères : la carte tirée par {name}",
     yourCard: "Vous seul voyez cette carte :",
     knownCard: "Tout le monde connaît cette carte (elle a fait le tour du paquet) :",
     hiddenCard: "Face cachée : seul·e {name} l'a vue.",
@@ -250,21 +260,33 @@ const messages = {
     effectOther: "{name} décide.",
     over: "Partie terminée",
     events: "Ce qui s'est passé",
-    ev_lays: "{name} pose {mask}",
-    ev_passes: "{name} passe",
-    ev_draws: "{name} tire une carte",
-    ev_moved: "{name} avance de {steps} pas pour {steps} points",
-    ev_unsold: "Personne n'a acheté la carte de {name}",
-    ev_bought: "{name} achète pour {bid} : « {card} »",
-    ev_pays: "{payer} paie {amount} à {payee}",
+    ev_lays: "{name} : pose de {mask}",
+    ev_passes: "{name} : passe",
+    ev_draws: "{name} : pioche d'une carte",
+    ev_moved: "{name} : déplacement de {steps} pas pour {steps} points",
+    ev_unsold: "Personne n'achète la carte piochée par {name}",
+    ev_bought: "{name} : achat pour {bid} de « {card} »",
+    ev_pays: "Paiement de {amount} : {payer} → {payee}",
     ev_bank: "la banque",
     ev_payday: "Paie : {list}",
-    ev_jumps: "{stick} saute en {hole}",
-    ev_swap: "{a} et {b} échangent leurs places",
-    ev_steps: "{stick} avance en {hole} (gratuit)",
-    ev_skips: "{name} passe son tour (carte)",
+    ev_jumps: "{stick} : saut en {hole}",
+    ev_swap: "{a} et {b} : échange de places",
+    ev_steps: "{stick} : pas gratuit en {hole}",
+    ev_skips: "{name} : action sautée (carte)",
     ev_turns_cw: "Le masque tourne d'un quart de tour horaire",
     ev_turns_ccw: "Le masque tourne d'un quart de tour antihoraire",
+    log_hole: "choisit le trou {hole}",
+    log_step: "avance {stick} vers {dir}",
+    log_pass: "passe",
+    log_draw: "pioche une carte",
+    log_done: "termine son déplacement",
+    log_drop: "abandonne",
+    log_lay: "pose le masque {turn}",
+    log_cw: "tourne le masque en sens horaire",
+    log_ccw: "tourne le masque en sens antihoraire",
+    log_stick: "choisit {stick}",
+    log_player: "choisit {name}",
+    log_bid: "offre {n}",
     keys: "Touches : flèches pour avancer le bâton choisi · 1/2 choisir un bâton · P passer · D tirer · Entrée terminé · X abandonner · +/- offre",
   },
 };
@@ -289,10 +311,10 @@ class MaskeView implements GameView {
     this.ctx = ctx;
     this.root = ctx.root;
     this.lang = ctx.lang;
-    this.left = h("div", { class: "mk-left" });
-    this.side = h("div", { class: "mk-side" });
+    this.left = h("div", { class: "ms-left" });
+    this.side = h("div", { class: "ms-side" });
     this.root.replaceChildren(h("style", {}, MASKE_CSS), h("div", { class: "mk" }, this.left, this.side));
-    this.root.addEventListener("keydown", this.onKey);
+    document.addEventListener("keydown", this.onKey);
   }
 
   private t(key: string, params?: Record<string, string | number>): string {
@@ -311,6 +333,34 @@ class MaskeView implements GameView {
     if (!bids.length) this.bidValue = null;
     else if (this.bidValue === null || !this.choices.bids.has(this.bidValue)) this.bidValue = Math.min(...bids);
     this.draw();
+  }
+
+  /** One move of the shell's log in words (the shell puts the player's name first). */
+  describe(entry: LogEntry): string {
+    const words = entry.move.split(" ");
+    const n = Number(words[1]);
+    if (/^[a-g][1-7]$/.test(entry.move)) return this.t("log_hole", { hole: entry.move });
+    switch (words[0]) {
+      case "step":
+        return this.t("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
+      case "pass":
+      case "draw":
+      case "done":
+      case "drop":
+        return this.t(`log_${words[0]}`);
+      case "lay":
+        return this.t("log_lay", { turn: this.t(`turn${n}`) });
+      case "turn":
+        return this.t(words[1] === "cw" ? "log_cw" : "log_ccw");
+      case "stick":
+        return this.t("log_stick", { stick: this.stickName(n) });
+      case "player":
+        return this.t("log_player", { name: this.name(n) });
+      case "bid":
+        return this.t("log_bid", { n });
+      default:
+        return entry.move;
+    }
   }
 
   setLang(lang: Lang): void {
@@ -343,9 +393,11 @@ class MaskeView implements GameView {
   }
 
   // -- keyboard ---------------------------------------------------------------------------------
+  /** Keys act when the view or nothing in particular (the page body) has the focus. */
   private key(e: KeyboardEvent): void {
     const target = e.target as HTMLElement;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (target !== document.body && !this.root.contains(target)) return;
     const inInput = !!target.closest("input, select, textarea");
     const k = e.key;
     const named = this.choices.named;
@@ -389,7 +441,11 @@ class MaskeView implements GameView {
     const focusKey = focus && this.root.contains(focus) ? focusKeyOf(focus) : null;
     this.left.replaceChildren(this.plate(obs), this.legend());
     this.side.replaceChildren(this.maskBox(obs), this.playersBox(obs), this.decisionBox(obs), this.eventsBox(obs));
-    if (focusKey) (this.root.querySelector(focusKey) as HTMLElement | SVGElement | null)?.focus();
+    if (focusKey) {
+      // Keep the keyboard in the view: the same control, else the selected stick, else the panel.
+      const again = this.root.querySelector(focusKey) ?? this.root.querySelector(`[data-stick="${this.selected}"][role=button]`);
+      ((again ?? this.side.querySelector(".ms-decision")) as HTMLElement | null)?.focus();
+    }
   }
 
   private plate(obs: MaskeObservation): SVGSVGElement {
@@ -454,16 +510,16 @@ class MaskeView implements GameView {
     const ring = (double: boolean): SVGSVGElement => {
       const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       svg.setAttribute("viewBox", "0 0 60 60");
-      svg.innerHTML = `<circle cx="30" cy="30" r="24" class="mk-ring ${double ? "mk-ring5" : "mk-ring3"}"/>${double ? '<circle cx="30" cy="30" r="16" class="mk-ring mk-ring5"/>' : ""}<circle cx="30" cy="30" r="9" class="mk-hole"/>`;
+      svg.innerHTML = `<circle cx="30" cy="30" r="24" class="ms-ring ${double ? "ms-ring5" : "ms-ring3"}"/>${double ? '<circle cx="30" cy="30" r="16" class="ms-ring ms-ring5"/>' : ""}<circle cx="30" cy="30" r="9" class="ms-hole"/>`;
       return svg;
     };
     return h(
       "div",
-      { class: "mk-legend" },
+      { class: "ms-legend" },
       h("span", {}, ring(false), " ", this.t("legendSingle")),
       h("span", {}, ring(true), " ", this.t("legendDouble")),
       h("span", {}, "× ", this.t("legendCentre")),
-      h("span", { class: "mk-notes" }, this.t("keys")),
+      h("span", { class: "ms-notes" }, this.t("keys")),
     );
   }
 
@@ -473,19 +529,19 @@ class MaskeView implements GameView {
     if (obs.terminal) round = this.t("overRound");
     else if (obs.phase === "setup") round = this.t("setupRound");
     else round = this.t("round", { round: obs.round + 1, total: obs.masks_total });
-    const stack = h("span", { class: "mk-stack", "aria-hidden": "true" }, ...Array.from({ length: Math.min(obs.masks_left, 18) }, () => h("span")));
+    const stack = h("span", { class: "ms-stack", "aria-hidden": "true" }, ...Array.from({ length: Math.min(obs.masks_left, 18) }, () => h("span")));
     return h(
       "section",
-      { class: "mk-box" },
+      { class: "ms-box" },
       h("h3", {}, round),
       h(
         "div",
-        { class: "mk-mask-line" },
+        { class: "ms-mask-line" },
         stack,
         h(
           "div",
           {},
-          h("div", { class: "mk-masks-left", "data-left": obs.masks_left }, this.t("masks", { left: obs.masks_left, total: obs.masks_total })),
+          h("div", { class: "ms-masks-left", "data-left": obs.masks_left }, this.t("masks", { left: obs.masks_left, total: obs.masks_total })),
           h(
             "div",
             {},
@@ -493,7 +549,7 @@ class MaskeView implements GameView {
               ? `${this.t("topMask", { name: this.maskName(top.mask) })} · ${this.t("lies", { turn: this.t(`turn${top.orientation}`) })}`
               : this.t("noMask"),
           ),
-          obs.unmasking ? h("div", { class: "mk-notes" }, this.t("unmasking")) : null,
+          obs.unmasking ? h("div", { class: "ms-notes" }, this.t("unmasking")) : null,
         ),
       ),
     );
@@ -524,19 +580,19 @@ class MaskeView implements GameView {
       rows.push(
         h(
           "tr",
-          { class: seat === obs.to_move ? "mk-to-move" : "", "data-seat": seat },
-          h("td", {}, h("span", { class: "mk-swatch", style: `background: ${SEAT_COLOURS[seat % SEAT_COLOURS.length]}` }), this.name(seat), seat === obs.seat ? ` (${this.t("you")})` : "", h("div", { class: "mk-notes" }, notes.join(" · "))),
-          h("td", { class: "num mk-points" }, String(obs.points[seat])),
+          { class: seat === obs.to_move ? "ms-to-move" : "", "data-seat": seat },
+          h("td", { class: seat === obs.seat ? "ms-me" : "" }, h("span", { class: "ms-swatch", style: `background: ${SEAT_COLOURS[seat % SEAT_COLOURS.length]}` }), this.name(seat), h("div", { class: "ms-notes" }, notes.join(" · "))),
+          h("td", { class: "num ms-points" }, String(obs.points[seat])),
           h("td", { class: "num", title: this.t("paydayHelp") }, pay === null || obs.terminal ? "—" : `+${pay}`),
         ),
       );
     }
     return h(
       "section",
-      { class: "mk-box" },
+      { class: "ms-box" },
       h(
         "table",
-        { class: "mk-players" },
+        { class: "ms-players" },
         h("thead", {}, h("tr", {}, h("th", {}, this.t("player")), h("th", { class: "num" }, this.t("points")), h("th", { class: "num", title: this.t("paydayHelp") }, this.t("payday")))),
         h("tbody", {}, ...rows),
       ),
@@ -549,7 +605,7 @@ class MaskeView implements GameView {
   }
 
   private decisionBox(obs: MaskeObservation): HTMLElement {
-    const box = h("section", { class: "mk-box mk-decision", "aria-live": "polite" });
+    const box = h("section", { class: "ms-box ms-decision", "aria-live": "polite", "data-phase": obs.phase, "data-mine": String(!!this.view?.your_turn), "data-key": "decision", tabindex: -1 });
     const mine = !!this.view?.your_turn;
     const mover = obs.to_move;
     const moverName = mover === null ? "" : this.name(mover);
@@ -568,7 +624,7 @@ class MaskeView implements GameView {
         const maskId = obs.mask_to_lay;
         if (maskId === null) break;
         box.append(hint(mine ? this.t("layYou", { name: moverName }) : this.t("layOther", { name: moverName, mask: this.maskName(maskId) })));
-        const grid = h("div", { class: "mk-lay" });
+        const grid = h("div", { class: "ms-lay" });
         for (let o = 0; o < 4; o++) {
           const values = maskValues(maskId, o);
           const pays = mover === null ? 0 : obs.sticks[mover].reduce((sum, hole) => sum + (hole >= 0 ? values[hole] : 0), 0);
@@ -579,7 +635,7 @@ class MaskeView implements GameView {
           grid.append(
             mine && id !== undefined
               ? h("button", { type: "button", "data-key": `lay${o}`, "aria-label": label, onclick: () => this.act(id) }, preview, label)
-              : h("div", { class: "mk-lay-option" }, preview, turn),
+              : h("div", { class: "ms-lay-option" }, preview, turn),
           );
         }
         box.append(h("h3", {}, this.maskName(maskId)), grid);
@@ -595,7 +651,7 @@ class MaskeView implements GameView {
         const points = mover === null ? 0 : obs.points[mover];
         const canStep = this.choices.steps.size > 0;
         if (moving) {
-          box.append(h("p", { class: "mk-cost" }, this.t("movingYou", { steps: obs.steps_this_move, paid: obs.steps_this_move, points })));
+          box.append(h("p", { class: "ms-cost" }, this.t("movingYou", { steps: obs.steps_this_move, paid: obs.steps_this_move, points })));
         } else {
           box.append(hint(obs.extra_action ? this.t("actionExtra") : this.t("actionYou")));
         }
@@ -603,10 +659,10 @@ class MaskeView implements GameView {
         box.append(
           h(
             "div",
-            { class: "mk-actions" },
+            { class: "ms-actions" },
             this.button(this.t("pass"), named.get("pass"), "", "pass"),
-            this.button(this.t("draw"), named.get("draw"), "mk-primary", "draw"),
-            this.button(this.t("done"), named.get("done"), "mk-primary", "done"),
+            this.button(this.t("draw"), named.get("draw"), "ms-primary", "draw"),
+            this.button(this.t("done"), named.get("done"), "ms-primary", "done"),
           ),
         );
         break;
@@ -624,12 +680,12 @@ class MaskeView implements GameView {
   }
 
   private cardFace(card: number | null, caption: string): HTMLElement {
-    if (card === null) return h("div", { class: "mk-card mk-hidden", "data-card": "hidden" }, caption);
+    if (card === null) return h("div", { class: "ms-card ms-hidden", "data-card": "hidden" }, caption);
     return h(
       "div",
-      { class: "mk-card", "data-card": card },
-      h("div", { class: "mk-card-id" }, caption),
-      h("strong", { class: "mk-card-text" }, this.cardText(card)),
+      { class: "ms-card", "data-card": card },
+      h("div", { class: "ms-card-id" }, caption),
+      h("strong", { class: "ms-card-text" }, this.cardText(card)),
     );
   }
 
@@ -641,8 +697,8 @@ class MaskeView implements GameView {
     if (a.card === null) box.append(this.cardFace(null, this.t("hiddenCard", { name: drawer })));
     else box.append(this.cardFace(a.card, obs.seat === a.drawer ? this.t("yourCard") : this.t("knownCard")));
     box.append(
-      h("p", { class: "mk-bid" }, a.high === null ? this.t("noBid") : this.t("currentBid", { bid: a.bid, name: this.name(a.high) })),
-      h("p", { class: "mk-hint" }, this.t("stillIn", { names: a.active.map((s) => this.name(s)).join(", ") || "—" })),
+      h("p", { class: "ms-bid" }, a.high === null ? this.t("noBid") : this.t("currentBid", { bid: a.bid, name: this.name(a.high) })),
+      h("p", { class: "ms-hint" }, this.t("stillIn", { names: a.active.map((s) => this.name(s)).join(", ") || "—" })),
     );
     if (!mine) {
       box.append(hint(this.t("auctionOther", { name: this.name(a.turn) })), hint(this.t("auctionRule")));
@@ -652,7 +708,7 @@ class MaskeView implements GameView {
     const opening = a.turn === a.drawer && a.high === null;
     if (!bids.length) box.append(hint(this.t("canOnlyDrop", { bid: a.bid })));
     else if (opening) box.append(hint(this.t("opens")));
-    const row = h("div", { class: "mk-actions" });
+    const row = h("div", { class: "ms-actions" });
     if (bids.length && this.bidValue !== null) {
       const input = h("input", {
         type: "number",
@@ -668,10 +724,10 @@ class MaskeView implements GameView {
         this.bidValue = Math.max(bids[0], Math.min(bids[bids.length - 1], Number.isFinite(v) ? v : bids[0]));
         this.draw();
       });
+      if (bids[0] !== this.bidValue) row.append(this.button(this.t("raise", { n: bids[0] }), this.choices.bids.get(bids[0]), "", "raise")!);
       row.append(
-        this.button(this.t("raise", { n: bids[0] }), this.choices.bids.get(bids[0]), "", "raise")!,
         input,
-        this.button(this.t("bid", { n: this.bidValue }), this.choices.bids.get(this.bidValue), "mk-primary", "bid")!,
+        this.button(this.t("bid", { n: this.bidValue }), this.choices.bids.get(this.bidValue), "ms-primary", "bid")!,
       );
     }
     const drop = this.button(opening ? this.t("decline") : this.t("drop"), this.choices.named.get("drop"), "", "drop");
@@ -688,7 +744,7 @@ class MaskeView implements GameView {
       return;
     }
     const op = CARDS[e.card].effect[Math.min(e.op, CARDS[e.card].effect.length - 1)];
-    const row = h("div", { class: "mk-actions" });
+    const row = h("div", { class: "ms-actions" });
     switch (e.stage) {
       case "choose_player":
         box.append(hint(this.t("choosePlayer", { amount: Number(op.amount) })));
@@ -722,14 +778,14 @@ class MaskeView implements GameView {
     }
     // Sticks to choose are also offered as buttons, so the keyboard reaches them in one place.
     for (const [g, id] of this.choices.sticks) row.append(this.button(this.t("chooseStick", { stick: this.stickName(g) }), id, "", `stick${g}`)!);
-    const done = this.button(this.t("done"), this.choices.named.get("done"), "mk-primary", "done");
+    const done = this.button(this.t("done"), this.choices.named.get("done"), "ms-primary", "done");
     if (done) row.append(done);
     if (row.childElementCount) box.append(row);
   }
 
   private eventsBox(obs: MaskeObservation): HTMLElement {
     const items = obs.log.slice(-EVENTS).reverse().map((line) => h("li", {}, this.event(line)));
-    return h("section", { class: "mk-box" }, h("h3", {}, this.t("events")), h("ol", { class: "mk-events" }, ...items));
+    return h("section", { class: "ms-box" }, h("h3", {}, this.t("events")), h("ol", { class: "ms-events" }, ...items));
   }
 
   /** One line of the engine's public log, in the reader's language with seat names. */
@@ -766,13 +822,13 @@ class MaskeView implements GameView {
   }
 
   destroy(): void {
-    this.root.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("keydown", this.onKey);
     this.root.replaceChildren();
   }
 }
 
 function hint(text: string): HTMLElement {
-  return h("p", { class: "mk-hint" }, text);
+  return h("p", { class: "ms-hint" }, text);
 }
 
 /** A selector that finds the same control after a redraw, so keyboard focus survives updates. */

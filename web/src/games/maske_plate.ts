@@ -24,7 +24,7 @@ function maskHue(id: number): number {
 
 /** A clickable, keyboard-usable SVG group (role button, Enter/Space act). */
 export function svgButton(label: string, act: () => void, attrs: Record<string, string | number>, ...children: SVGElement[]): SVGGElement {
-  const g = s("g", { role: "button", tabindex: 0, "aria-label": label, class: "mk-target", ...attrs }, s("title", {}, label), ...children);
+  const g = s("g", { role: "button", tabindex: 0, "aria-label": label, class: "ms-target", ...attrs }, s("title", {}, label), ...children);
   g.addEventListener("click", act);
   g.addEventListener("keydown", (e: KeyboardEvent) => {
     if (e.key === "Enter" || e.key === " ") {
@@ -38,10 +38,10 @@ export function svgButton(label: string, act: () => void, attrs: Record<string, 
 
 /** The face of mask `id` turned `orientation`, without holes or sticks: outline, joins, rings. */
 export function faceLayer(id: number | null, orientation: number): SVGGElement {
-  const g = s("g", { class: "mk-face" });
+  const g = s("g", { class: "ms-face" });
   const mid = SPAN / 2;
   if (id === null) {
-    g.append(s("rect", { x: 12, y: 12, width: SPAN - 24, height: SPAN - 24, rx: 36, class: "mk-bare" }));
+    g.append(s("rect", { x: 12, y: 12, width: SPAN - 24, height: SPAN - 24, rx: 36, class: "ms-bare" }));
     return g;
   }
   const hue = maskHue(id);
@@ -60,8 +60,8 @@ export function faceLayer(id: number | null, orientation: number): SVGGElement {
       stroke: `hsl(${hue} 42% 34%)`,
       "stroke-width": 3,
     }),
-    s("path", { d: "M 18 210 C -10 220 -18 250 -26 280", class: "mk-ribbon", stroke: `hsl(${(hue + 40) % 360} 62% 52%)` }),
-    s("path", { d: "M 462 210 C 490 220 498 250 506 280", class: "mk-ribbon", stroke: `hsl(${(hue + 40) % 360} 62% 52%)` }),
+    s("path", { d: "M 18 210 C -10 220 -18 250 -26 280", class: "ms-ribbon", stroke: `hsl(${(hue + 40) % 360} 62% 52%)` }),
+    s("path", { d: "M 462 210 C 490 220 498 250 506 280", class: "ms-ribbon", stroke: `hsl(${(hue + 40) % 360} 62% 52%)` }),
   );
   g.append(outline);
   const values = maskValues(id, orientation);
@@ -73,7 +73,7 @@ export function faceLayer(id: number | null, orientation: number): SVGGElement {
       const sameRow = next === hole + 1 && next % SIZE !== 0;
       if (next < SIZE * SIZE && values[next] && (sameRow || next === hole + SIZE)) {
         const [x2, y2] = centreOf(next);
-        g.append(s("line", { x1: x, y1: y, x2, y2, stroke: feature, class: "mk-join" }));
+        g.append(s("line", { x1: x, y1: y, x2, y2, stroke: feature, class: "ms-join" }));
       }
     }
   }
@@ -81,8 +81,8 @@ export function faceLayer(id: number | null, orientation: number): SVGGElement {
     const value = values[hole];
     if (!value) continue;
     const [x, y] = centreOf(hole);
-    g.append(s("circle", { cx: x, cy: y, r: 24, class: value === 5 ? "mk-ring mk-ring5" : "mk-ring mk-ring3" }));
-    if (value === 5) g.append(s("circle", { cx: x, cy: y, r: 16, class: "mk-ring mk-ring5" }));
+    g.append(s("circle", { cx: x, cy: y, r: 24, class: value === 5 ? "ms-ring ms-ring5" : "ms-ring ms-ring3" }));
+    if (value === 5) g.append(s("circle", { cx: x, cy: y, r: 16, class: "ms-ring ms-ring5" }));
   }
   return g;
 }
@@ -115,7 +115,7 @@ export interface PlateDrawing {
 
 export function drawPlate(d: PlateDrawing): SVGSVGElement {
   const svg = s("svg", {
-    class: "mk-plate",
+    class: "ms-plate",
     viewBox: `-36 -40 ${SPAN + 72} ${SPAN + 76}`,
     role: "group",
     "aria-label": d.title,
@@ -124,26 +124,26 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
   const values = d.maskId === null ? new Array<number>(SIZE * SIZE).fill(0) : maskValues(d.maskId, d.orientation);
   for (let i = 0; i < SIZE; i++) {
     svg.append(
-      s("text", { x: PAD + i * CELL, y: -14, class: "mk-axis" }, FILES[i]),
-      s("text", { x: -22, y: PAD + i * CELL + 5, class: "mk-axis" }, String(i + 1)),
+      s("text", { x: PAD + i * CELL, y: -14, class: "ms-axis" }, FILES[i]),
+      s("text", { x: -22, y: PAD + i * CELL + 5, class: "ms-axis" }, String(i + 1)),
     );
   }
   for (let hole = 0; hole < SIZE * SIZE; hole++) {
     const [x, y] = centreOf(hole);
     if (hole === CENTRE) {
       svg.append(
-        s("g", { class: "mk-centre" }, s("title", {}, "×"), s("circle", { cx: x, cy: y, r: 13 }), s("path", { d: `M ${x - 6} ${y - 6} L ${x + 6} ${y + 6} M ${x + 6} ${y - 6} L ${x - 6} ${y + 6}` })),
+        s("g", { class: "ms-centre" }, s("title", {}, "×"), s("circle", { cx: x, cy: y, r: 13 }), s("path", { d: `M ${x - 6} ${y - 6} L ${x + 6} ${y + 6} M ${x + 6} ${y - 6} L ${x - 6} ${y + 6}` })),
       );
       continue;
     }
     const target = d.holes.get(hole);
-    const plain = s("circle", { cx: x, cy: y, r: 9, class: "mk-hole" }, s("title", {}, d.holeLabel(hole, values[hole])));
+    const plain = s("circle", { cx: x, cy: y, r: 9, class: "ms-hole" }, s("title", {}, d.holeLabel(hole, values[hole])));
     if (target) {
       const parts: SVGElement[] = [
-        s("circle", { cx: x, cy: y, r: 26, class: "mk-hole-target", fill: target.colour, stroke: target.colour }),
-        s("circle", { cx: x, cy: y, r: 9, class: "mk-hole" }),
+        s("circle", { cx: x, cy: y, r: 26, class: "ms-hole-target", fill: target.colour, stroke: target.colour }),
+        s("circle", { cx: x, cy: y, r: 9, class: "ms-hole" }),
       ];
-      if (target.note) parts.push(s("text", { x: x + 17, y: y - 16, class: "mk-note" }, target.note));
+      if (target.note) parts.push(s("text", { x: x + 17, y: y - 16, class: "ms-note" }, target.note));
       svg.append(svgButton(target.label, target.act, { "data-hole": hole }, ...parts));
     } else {
       svg.append(plain);
@@ -154,14 +154,14 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
     const [x, y] = centreOf(hole);
     const colour = SEAT_COLOURS[Math.floor(g / 2) % SEAT_COLOURS.length];
     const peg: SVGElement[] = [
-      s("circle", { cx: x + 2, cy: y + 4, r: 17, class: "mk-shadow" }),
-      s("circle", { cx: x, cy: y, r: 17, fill: colour, class: "mk-stick" }),
-      s("text", { x, y: y + 5, class: "mk-stick-num" }, String((g % 2) + 1)),
+      s("circle", { cx: x + 2, cy: y + 4, r: 17, class: "ms-shadow" }),
+      s("circle", { cx: x, cy: y, r: 17, fill: colour, class: "ms-stick" }),
+      s("text", { x, y: y + 5, class: "ms-stick-num" }, String((g % 2) + 1)),
     ];
     const target = d.stickTargets.get(g);
     if (target) {
-      if (target.selected) peg.unshift(s("circle", { cx: x, cy: y, r: 25, class: "mk-selected" }));
-      else peg.unshift(s("circle", { cx: x, cy: y, r: 23, class: "mk-pickable", stroke: colour }));
+      if (target.selected) peg.unshift(s("circle", { cx: x, cy: y, r: 25, class: "ms-selected" }));
+      else peg.unshift(s("circle", { cx: x, cy: y, r: 23, class: "ms-pickable", stroke: colour }));
       svg.append(svgButton(target.label, target.act, { "data-stick": g, "aria-pressed": String(target.selected) }, ...peg));
     } else {
       svg.append(s("g", { "data-stick": g }, s("title", {}, d.stickLabel(g)), ...peg));
@@ -172,12 +172,12 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
 
 /** A small face preview (for the lay choices and the mask stack). */
 export function facePreview(id: number, orientation: number, label: string): SVGSVGElement {
-  const svg = s("svg", { class: "mk-preview", viewBox: `-36 -40 ${SPAN + 72} ${SPAN + 76}`, role: "img", "aria-label": label });
+  const svg = s("svg", { class: "ms-preview", viewBox: `-36 -40 ${SPAN + 72} ${SPAN + 76}`, role: "img", "aria-label": label });
   svg.append(faceLayer(id, orientation));
   for (let hole = 0; hole < SIZE * SIZE; hole++) {
     if (hole === CENTRE) continue;
     const [x, y] = centreOf(hole);
-    svg.append(s("circle", { cx: x, cy: y, r: 7, class: "mk-hole" }));
+    svg.append(s("circle", { cx: x, cy: y, r: 7, class: "ms-hole" }));
   }
   return svg;
 }

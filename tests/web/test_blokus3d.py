@@ -1,0 +1,100 @@
+"""Blokus 3D in the browser: a person creates a 2-player match against a random bot in the lobby and
+plays it to the end through the board (tray, pointer, keys), the ghost always on a legal placement.
+
+The ghost's cubes, as the page lists them, are checked against the engine's own orientation table,
+so the client's numbering of the 104 orientations is the engine's.  A mid-game screenshot of the
+three.js board is written to docs/screenshots/blokus3d.png; one move is made on the isometric
+drawing the page falls back to without WebGL.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import masques_web_e2e as e2e  # type: ignore[import-not-found]
+from playwright.sync_api import Page
+
+from masques.games.blokus3d.game import SQUARES
+from masques.games.blokus3d.pieces import ORIENTATIONS
+
+FILES = "abcdefghij"
+
+
+def ghost(page: Page) -> tuple[int, list[tuple[int, int, int]]]:
+    """The action the ghost stands for and its cubes (x, y, z) as the page shows them."""
+    choice = page.locator(".b3-choice")
+    action = int(choice.get_attribute("data-action") or -1)
+    cubes = []
+    for item in (choice.get_attribute("data-cubes") or "").split():
+        square, z = item.split(":")
+        cubes.append((FILES.index(square[0]), int(square[1:]) - 1, int(z)))
+    return action, cubes
+
+
+def check_ghost(page: Page) -> int:
+    """The ghost's cubes are the engine's cubes of its action, in the same place (z up to a shift)."""
+    action, cubes = ghost(page)
+    orient, square = divmod(action, SQUARES)
+    x, y = square % 10, square // 10
+    expected = sorted((x + dx, y + dy, dz) for dx, dy, dz in ORIENTATIONS[orient].cubes)
+    low = min(z for _, _, z in cubes)
+    assert sorted((cx, cy, cz - low) for cx, cy, cz in cubes) == expected
+    return action
+
+
+def test_blokus3d_game_against_a_bot(page: Page, web_server: Any) -> None:
+    rng = random.Random(3)
+    e2e.create_match(page, web_server.base_url, "blokus3d", options={"players": "2"}, seats=["you", "random"])
+    page.wait_for_selector(".b3-stage")
+    assert page.locator(".b3-scene canvas").count() == 1, "the board is drawn with WebGL"
+    stage = page.locator(".b3-stage")
+
+    def move(page: Page) -> None:
+        nth = state["moves"]
+        pieces = page.locator(".b3-piece:not([disabled])")
+        assert pieces.count() > 0
+        if nth % 3 == 0:
+            # Pointer: pick a piece in the tray, point at the board, click where the ghost stands.
+            pieces.nth(rng.randrange(pieces.count())).click()
+            box = stage.bounding_box()
+            assert box is not None
+            page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.6)
+            check_ghost(page)
+            page.get_by_role("button", name=re.compile("^(Place|Poser)$")).click()
+        elif nth % 3 == 1:
+            # Keys: a piece by its key, a few placements along, a turn, Enter.
+            stage.focus()
+            keys = [p.get_attribute("data-piece") for p in pieces.all()]
+            index = ["I2", "I3", "V3", "I4", "O4", "T4", "L4", "S4", "SR", "SL", "Y4"].index(rng.choice(keys))
+            page.keyboard.press("1234567890-"[index])
+            for _ in range(rng.randrange(4)):
+                page.keyboard.press("n")
+            page.keyboard.press("r")
+            page.keyboard.press("ArrowUp")
+            check_ghost(page)
+            page.keyboard.press("Enter")
+        else:
+            # The flat drawing: click the top of a column the ghost covers.
+            page.locator(".b3-switch").click()
+            page.wait_for_selector(".b3-iso-svg")
+            _, cubes = ghost(page)
+            x, y, _ = cubes[0]
+            page.locator(f".b3-iso-svg [data-x='{x}'][data-y='{y}']").last.dispatch_event("click")
+        state["moves"] += 1
+
+    def on_turn(page: Page, n: int) -> None:
+        if page.locator(".b3-iso-svg").count():
+            page.locator(".b3-switch").click()  # back to 3D
+            page.wait_for_selector(".b3-scene canvas")
+        if n == 5:
+            page.mouse.move(0, 0)
+            e2e.screenshot(page, "blokus3d")
+
+    state = {"moves": 0}
+    made = e2e.play_to_end(page, move, on_turn=on_turn)
+    assert made >= 6
+    end = page.get_by_test_id("end")
+    end.wait_for(state="visible")
+    assert page.locator(".b3-score").count() == 2
