@@ -141,6 +141,36 @@ def play_to_end(
         made += 1
 
 
+def play_pages_to_end(pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT) -> int:
+    """Several people in one match, each on their own page: whoever's turn it is makes one move
+    through the UI, until every page shows the end.  Returns the number of moves made."""
+    deadline = time.monotonic() + timeout
+    made = 0
+    while time.monotonic() < deadline:
+        states = [turn_state(p) for p in pages]
+        if all(state == "over" for state in states):
+            return made
+        mover = next((p for p, state in zip(pages, states, strict=True) if state == "mine"), None)
+        if mover is None:
+            pages[0].wait_for_timeout(50)
+            continue
+        seen = version(mover)
+        move(mover)
+        wait_version_above(mover, seen)
+        made += 1
+    raise TimeoutError(f"the game did not end within {timeout} s ({made} moves made)")
+
+
+def legal_ids_on_screen(page: Page) -> set[int]:
+    """The action ids the game view offers (every element marked ``data-action``)."""
+    return {
+        int(a)
+        for a in page.locator(".game-view [data-action]").evaluate_all(
+            "els => els.map(e => e.getAttribute('data-action'))"
+        )
+    }
+
+
 def screenshot(page: Page, game: str) -> Path:
     """A full-page screenshot of the match page, written to docs/screenshots/<game>.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -157,10 +187,16 @@ class Frames:
 
     def __init__(self, page: Page) -> None:
         self.raw: list[str] = []
+        self._parsed: list[dict[str, Any]] = []
         page.on("websocket", self._on_socket)
 
     def _on_socket(self, ws: WebSocket) -> None:
         ws.on("framereceived", lambda payload: self.raw.append(payload if isinstance(payload, str) else ""))
 
     def messages(self) -> list[dict[str, Any]]:
-        return [json.loads(text) for text in self.raw if text]
+        for text in self.raw[len(self._parsed) :]:
+            self._parsed.append(json.loads(text) if text else {})
+        return [m for m in self._parsed if m]
+
+    def last_state(self) -> dict[str, Any]:
+        return next(m for m in reversed(self.messages()) if m.get("type") == "state")

@@ -130,6 +130,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const banner = h("div", { class: "banner", role: "status", "aria-live": "polite", "data-testid": "banner" });
   const seatList = h("ul", { class: "seats", "aria-label": "seats" });
   const joinPanel = h("div", { class: "join-panel" });
+  const nameInput = h("input", { type: "text", value: playerName.get(), maxlength: 40, name: "player-name" });
   const endPanel = h("section", { class: "end-panel", hidden: true, "data-testid": "end" });
   const logList = h("ol", { class: "log", "data-testid": "log" });
   const logTitle = h("h3", {});
@@ -248,14 +249,9 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (key || !summary || summary.status !== "open") return;
     const free = summary.seats.filter((info) => info.kind === "human" && !info.taken);
     if (free.length === 0) return;
-    const name = h("input", {
-      type: "text",
-      value: playerName.get(),
-      maxlength: 40,
-      "aria-label": app.t("your_name"),
-      placeholder: app.t("your_name"),
-      name: "player-name",
-    });
+    const name = nameInput; // kept across redraws, so what a person types survives updates
+    name.setAttribute("aria-label", app.t("your_name"));
+    name.placeholder = app.t("your_name");
     joinPanel.append(name);
     for (const info of free) {
       joinPanel.append(

@@ -59,7 +59,7 @@ const messages = {
     place_on: "Place on {square}",
     square_empty: "{square}",
     placed_by: "{square}: {card} (by {name})",
-    shares: "shares {n} with the neighbours",
+    shares: "Best square for mask {card}: {n} points",
     log_place: "places mask {card} on {square}",
     log_pass: "passes",
     left_in_hand: "Left in hand",
@@ -85,7 +85,7 @@ const messages = {
     place_on: "Poser en {square}",
     square_empty: "{square}",
     placed_by: "{square} : {card} (par {name})",
-    shares: "partage {n} avec les voisins",
+    shares: "Meilleure case pour le masque {card} : {n} points",
     log_place: "pose le masque {card} en {square}",
     log_pass: "passe",
     left_in_hand: "Restait en main",
@@ -314,7 +314,7 @@ class MascaradeView implements GameView {
       const total = around.reduce((sum, n) => sum + (placed.has(n) ? shared(card, CARDS[placed.get(n)!]).length : 0), 0);
       best = Math.max(best, total);
     }
-    return h("p", { class: "mc-note" }, `${this.ctx.t("card_n", { n: this.selected })}: ${this.ctx.t("shares", { n: best })}`);
+    return h("p", { class: "mc-note" }, this.ctx.t("shares", { card: this.selected, n: best }));
   }
 
   /** Keys 1-9 pick a card of the hand. */

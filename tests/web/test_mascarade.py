@@ -1,0 +1,83 @@
+"""Mascarade in the browser: a person creates a match against a bot in the lobby (two players, the
+scoring variant) and plays it to the end, by mouse and by keyboard (1-9 picks a card, Tab reaches
+a highlighted square, Enter places it).  The squares on screen are exactly the legal placements of
+the selected card, and the cards that fit nowhere are marked.
+"""
+
+from __future__ import annotations
+
+import random
+
+import masques_web_e2e as e2e
+from playwright.sync_api import Page, expect
+
+
+def test_a_person_plays_mascarade_against_a_bot_to_the_end(page: Page, web_server: object) -> None:
+    rng = random.Random(21)
+    frames = e2e.Frames(page)
+    e2e.create_match(
+        page,
+        web_server.base_url,  # type: ignore[attr-defined]
+        "mascarade",
+        options={"players": "2", "scoring": True},
+        seats=["you", "random"],
+    )
+    expect(page.locator(".mc-board svg g[data-square]")).to_have_count(100)
+    expect(page.locator(".mc-hand-card")).to_have_count(5)
+
+    def check_choices(p: Page) -> None:
+        legal = frames.last_state()["legal"]
+        fits = {a["move"]["card"] for a in legal if "card" in a["move"]}
+        hand = [
+            int(c) for c in p.locator(".mc-hand-card").evaluate_all("els => els.map(e => e.dataset.card)")
+        ]
+        nofit = {
+            int(c)
+            for c in p.locator(".mc-hand-card.nofit").evaluate_all("els => els.map(e => e.dataset.card)")
+        }
+        assert nofit == set(hand) - fits
+        selected = p.locator(".mc-hand-card[aria-pressed=true]")
+        if fits:
+            card = int(selected.get_attribute("data-card") or -1)
+            placements = {a["id"] for a in legal if a["move"].get("card") == card}
+            assert e2e.legal_ids_on_screen(p) == placements
+
+    def move(p: Page) -> None:
+        check_choices(p)
+        passing = p.get_by_test_id("mc-pass")
+        if passing.count():
+            passing.click()
+            return
+        cards = p.locator(".mc-hand-card:not(.nofit)")
+        if rng.random() < 0.5:  # by keyboard: a digit picks the card, Tab reaches a square, Enter places it
+            hand = p.locator(".mc-hand-card").evaluate_all(
+                "els => els.map(e => e.classList.contains('nofit'))"
+            )
+            index = rng.choice([i for i, nofit in enumerate(hand) if not nofit and i < 9])
+            p.keyboard.press(str(index + 1))
+            expect(p.locator(".mc-hand-card").nth(index)).to_have_attribute("aria-pressed", "true")
+            assert p.evaluate("() => document.activeElement?.classList.contains('mc-target')")
+            for _ in range(rng.randrange(3)):
+                p.keyboard.press("Tab")
+                if not p.evaluate("() => document.activeElement?.classList.contains('mc-target')"):
+                    p.keyboard.press("Shift+Tab")
+                    break
+            p.keyboard.press("Enter")
+        else:
+            cards.nth(rng.randrange(cards.count())).click()
+            targets = p.locator(".mc-target")
+            targets.nth(rng.randrange(targets.count())).click()
+
+    def on_turn(p: Page, n: int) -> None:
+        if n == 12:
+            e2e.screenshot(p, "mascarade")
+
+    moves = e2e.play_to_end(page, move, on_turn=on_turn)
+    assert moves >= 12
+    expect(page.get_by_test_id("end")).to_be_visible()
+    expect(page.locator(".end-panel .scores tr")).to_have_count(2)
+    for seat in (0, 1):
+        expect(page.get_by_test_id(f"mc-score-{seat}")).to_contain_text("points")
+    final = frames.last_state()["observation"]
+    shown = page.locator(".end-panel .scores td").all_inner_texts()
+    assert shown == [str(s) for s in final["scores"]]
