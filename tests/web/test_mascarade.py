@@ -75,7 +75,7 @@ def test_a_person_plays_mascarade_against_a_bot_to_the_end(page: Page, web_serve
     moves = e2e.play_to_end(page, move, on_turn=on_turn)
     assert moves >= 12
     expect(page.get_by_test_id("end")).to_be_visible()
-    expect(page.locator(".end-panel .scores tr")).to_have_count(2)
+    expect(page.locator(".end-panel .scores tbody tr")).to_have_count(2)
     for seat in (0, 1):
         expect(page.get_by_test_id(f"mc-score-{seat}")).to_contain_text("points")
     final = frames.last_state()["observation"]

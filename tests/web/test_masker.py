@@ -56,7 +56,7 @@ def test_a_person_plays_masker_against_a_bot_to_the_end(page: Page, web_server: 
     assert moves >= 5
     end = page.get_by_test_id("end")
     expect(end).to_be_visible()
-    expect(end.locator("table.scores tr")).to_have_count(2)
+    expect(end.locator("table.scores tbody tr")).to_have_count(2)
     expect(page.get_by_test_id("banner")).to_contain_text("Game over")
     # The colours are revealed to everyone at the end, mine among them.
     expect(page.locator(".mk-revealed")).to_have_count(2)

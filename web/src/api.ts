@@ -45,8 +45,13 @@ export const api = {
   games: () => call<GameInfo[]>("GET", "/api/games"),
   matches: (status = "all") => call<MatchSummary[]>("GET", `/api/matches?status=${status}`),
   match: (id: string) => call<MatchSummary>("GET", `/api/matches/${id}`),
-  create: (game: string, options: Record<string, unknown>, seats: string[]) =>
-    call<MatchSummary>("POST", "/api/matches", { game, options, seats: seats.map((kind) => ({ kind })) }),
+  create: (game: string, options: Record<string, unknown>, seats: string[], turnSeconds = 0) =>
+    call<MatchSummary>("POST", "/api/matches", {
+      game,
+      options,
+      seats: seats.map((kind) => ({ kind })),
+      turn_seconds: turnSeconds,
+    }),
   join: (id: string, name: string, seat?: number) =>
     call<{ match: string; seat: number; token: string }>("POST", `/api/matches/${id}/join`, { name, seat }),
   rematch: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`),

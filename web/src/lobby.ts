@@ -12,6 +12,7 @@ import { RULES } from "./rules";
 
 const BOTS = ["random", "greedy", "easy", "medium", "hard", "expert"];
 const REFRESH_MS = 3000;
+const CLOCKS = [0, 30, 60, 120, 300];
 
 function seatCount(game: GameInfo, options: Record<string, unknown>): number {
   const players = options.players ?? game.options.find((o) => o.name === "players")?.default;
@@ -30,7 +31,9 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   let options: Record<string, unknown> = {};
   let seatKinds: string[] = [];
   let error = "";
+  let turnSeconds = 0;
   let timer: number | undefined;
+  const nameInput = h("input", { type: "text", name: "player-name", maxlength: 40, value: playerName.get() });
 
   const gamesEl = h("section", { class: "games", "aria-label": "games" });
   const formEl = h("section", { class: "create" });
@@ -43,6 +46,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     const game = games.find((g) => g.name === name);
     seatKinds = game ? defaultSeats(seatCount(game, options)) : [];
     draw();
+    formEl.scrollIntoView({ block: "nearest" });
+    formEl.querySelector<HTMLElement>("select, input")?.focus();
   }
 
   function defaultSeats(n: number): string[] {
@@ -114,13 +119,24 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
         ),
       ),
     );
-    const name = h("input", {
-      type: "text",
-      name: "player-name",
-      maxlength: 40,
-      value: playerName.get(),
-      placeholder: t("your_name"),
-    });
+    const name = nameInput; // kept across redraws, so what a person types survives them
+    name.placeholder = t("your_name");
+    const clock = h(
+      "select",
+      {
+        name: "turn-seconds",
+        onchange: (e: Event) => {
+          turnSeconds = Number((e.target as HTMLSelectElement).value);
+        },
+      },
+      ...CLOCKS.map((seconds) =>
+        h(
+          "option",
+          { value: seconds, selected: seconds === turnSeconds },
+          seconds ? t("clock_s", { n: seconds }) : t("clock_none"),
+        ),
+      ),
+    );
     formEl.replaceChildren(
       h(
         "form",
@@ -135,7 +151,12 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
         h("h2", {}, t("create_title", { game: game.title })),
         h("div", { class: "fields" }, ...fields),
         h("fieldset", { class: "seats-fields" }, h("legend", {}, t("seats")), ...seatFields),
-        h("label", { class: "field" }, h("span", {}, t("your_name")), name),
+        h(
+          "div",
+          { class: "fields" },
+          h("label", { class: "field" }, h("span", {}, t("your_name")), name),
+          h("label", { class: "field", title: t("clock_help") }, h("span", {}, t("clock")), clock),
+        ),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         h("button", { type: "submit", class: "primary", "data-testid": "create" }, t("create")),
       ),
@@ -199,7 +220,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     error = "";
     try {
       const kinds = seatKinds.map((k) => (k === "you" ? "human" : k));
-      const match = await api.create(game.name, options, kinds);
+      const match = await api.create(game.name, options, kinds, turnSeconds);
       const mine = seatKinds.indexOf("you");
       if (mine >= 0) {
         const who = name || t("seat_n", { n: mine + 1 });
@@ -322,6 +343,10 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_structure: "Structure",
     opt_random_first: "Random first colour",
     val_default: "default",
+    clock: "Turn clock",
+    clock_none: "none",
+    clock_s: "{n} s a turn",
+    clock_help: "When a person's time runs out, a simple bot moves for them.",
     val_variant_2d: "2D (6×6 grid)",
     val_variant_3d: "3D (3×3 stacks)",
     val_structure_A: "A — Tower",
@@ -363,6 +388,10 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_structure: "Structure",
     opt_random_first: "Première couleur au hasard",
     val_default: "par défaut",
+    clock: "Pendule",
+    clock_none: "aucune",
+    clock_s: "{n} s par tour",
+    clock_help: "Quand le temps d'une personne est écoulé, un robot simple joue pour elle.",
     val_variant_2d: "2D (grille 6×6)",
     val_variant_3d: "3D (piles 3×3)",
     val_structure_A: "A — Tour",

@@ -84,6 +84,11 @@ export class ViewHost {
     this.view?.setLang?.(lang);
   }
 
+  /** The end table's column, as the game's view tells it (or null for the observation's scores). */
+  result(view: MatchView): { title: string; values: (number | string)[] } | null {
+    return this.view?.result?.(view) ?? null;
+  }
+
   /** A log entry in words, as the game's view tells it (or the engine's text). */
   describe(entry: LogEntry): string {
     return this.view?.describe?.(entry) ?? entry.move;
@@ -159,6 +164,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         connect();
         return;
       }
+      if (status === "refused") notice = app.t("not_found");
       connection = status;
       drawHead();
     });
@@ -190,6 +196,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function bannerText(): string {
+    if (connection === "refused") return app.t("not_found");
     if (connection === "lost") return app.t("reconnecting");
     if (!current || !summary) return app.t("connecting");
     if (summary.status === "open") return app.t("waiting_players");
@@ -223,7 +230,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       window.clearTimeout(deadlineTimer);
       deadlineTimer = window.setTimeout(drawHead, 1000);
     }
-    if (notice) banner.append(h("span", { class: "notice" }, notice));
+    if (notice && connection !== "refused") banner.append(h("span", { class: "notice" }, notice));
     seatList.replaceChildren(
       ...(summary?.seats ?? []).map((info) =>
         h(
@@ -308,12 +315,13 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     endPanel.hidden = result === null;
     if (!result || !summary) return;
     const names = result.winners.map(seatName);
+    const column = host.result(current!) ?? (result.scores ? { title: app.t("score"), values: result.scores } : null);
     const rows = summary.seats.map((info) =>
       h(
         "tr",
         { class: result.winners.includes(info.seat) ? "winner" : "" },
         h("th", { scope: "row" }, seatName(info.seat)),
-        h("td", {}, result.scores ? String(result.scores[info.seat]) : ""),
+        h("td", {}, column ? String(column.values[info.seat]) : ""),
       ),
     );
     endPanel.replaceChildren(
@@ -325,7 +333,14 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           ? app.t("draw")
           : app.t(names.length > 1 ? "winners" : "winner", { names: names.join(", ") }),
       ),
-      result.scores ? h("table", { class: "scores" }, h("tbody", {}, ...rows)) : "",
+      column
+        ? h(
+            "table",
+            { class: "scores" },
+            h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", { scope: "col" }, column.title))),
+            h("tbody", {}, ...rows),
+          )
+        : "",
       h(
         "div",
         { class: "end-actions" },

@@ -64,13 +64,13 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     slider.max = String(Math.max(0, steps.length - 1));
     slider.value = String(index);
     position.textContent = error || app.t("step", { n: index, total: Math.max(0, steps.length - 1) });
+    if (view) host.update(view.match.game, view);
     const last = view?.log.at(-1);
     move.textContent = last && last.version === view.version ? `${seatName(last.seat)} ${host.describe(last)}` : "";
     links.replaceChildren(
       h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
     );
-    if (view) host.update(view.match.game, view);
   }
 
   api

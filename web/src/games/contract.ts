@@ -83,6 +83,11 @@ export interface GameView {
    * e.g. "steps onto c4 and captures a red cross".  Without it the log shows the engine's text.
    */
   describe?(entry: LogEntry): string;
+  /**
+   * Optional: what the end table shows per seat, with its column title, when the observation's
+   * `scores` (or `points`) are not the measure of the game (e.g. cards left in hand).
+   */
+  result?(view: MatchView): { title: string; values: (number | string)[] } | null;
   /** Called when the language changes; redraw texts. */
   setLang?(lang: Lang): void;
   /** Remove listeners, animation loops and WebGL contexts. */

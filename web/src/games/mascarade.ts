@@ -64,6 +64,7 @@ const messages = {
     log_pass: "passes",
     left_in_hand: "Left in hand",
     card_n: "mask {n}",
+    cards_left: "Cards left",
   },
   fr: {
     board: "Plateau de Mascarade",
@@ -90,6 +91,7 @@ const messages = {
     log_pass: "passe",
     left_in_hand: "Restait en main",
     card_n: "masque {n}",
+    cards_left: "Cartes restantes",
   },
 };
 
@@ -137,6 +139,12 @@ class MascaradeView implements GameView {
   destroy(): void {
     document.removeEventListener("keydown", this.onKey);
     this.ctx.root.replaceChildren();
+  }
+
+  /** Without the scoring variant the fewest cards in hand wins: the end table shows cards left. */
+  result(view: MatchView): { title: string; values: number[] } | null {
+    const obs = view.observation as MascaradeObservation;
+    return obs.scoring ? null : { title: this.ctx.t("cards_left"), values: obs.hand_sizes };
   }
 
   describe(entry: LogEntry): string {

@@ -137,7 +137,7 @@ const messages = {
     log_stop: "stops",
     log_take: "takes a cross from {name}",
     iso_note: "Stacks of up to four crosses, a1 farthest; only the top cross of a stack is in play. Left: seen from above, with each stack's height.",
-    you_won: "Colours revealed",
+    result_title: "Own colour left on the board",
   },
   fr: {
     board: "Plateau de Masker",
@@ -173,7 +173,7 @@ const messages = {
     log_stop: "s'arrête",
     log_take: "prend une croix chez {name}",
     iso_note: "Piles de quatre croix au plus, a1 au fond ; seule la croix du dessus est en jeu. À gauche : vu de dessus, avec la hauteur de chaque pile.",
-    you_won: "Couleurs révélées",
+    result_title: "Croix de sa couleur restantes",
   },
 };
 
@@ -218,6 +218,12 @@ class MaskerView implements GameView {
   destroy(): void {
     document.removeEventListener("keydown", this.onKey);
     this.ctx.root.replaceChildren();
+  }
+
+  /** Masker's scores count each seat's colour still on the board (the tie-break of MK-12). */
+  result(view: MatchView): { title: string; values: number[] } | null {
+    const scores = (view.observation as MaskerObservation).scores;
+    return scores ? { title: this.ctx.t("result_title"), values: scores } : null;
   }
 
   describe(entry: LogEntry): string {
