@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 import masques_web_e2e as e2e  # type: ignore[import-not-found]
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from masques.games.blokus3d.game import SQUARES
 from masques.games.blokus3d.pieces import ORIENTATIONS
@@ -44,9 +45,11 @@ def check_ghost(page: Page) -> int:
     return action
 
 
-def test_blokus3d_game_against_a_bot(page: Page, web_server: Any) -> None:
+def test_blokus3d_game_against_a_bot(page: Page, web_server: Any, playwright: Playwright) -> None:
     rng = random.Random(3)
-    e2e.create_match(page, web_server.base_url, "blokus3d", options={"players": "2"}, seats=["you", "random"])
+    match_id = e2e.create_match(
+        page, web_server.base_url, "blokus3d", options={"players": "2"}, seats=["you", "random"]
+    )
     page.wait_for_selector(".b3-stage")
     assert page.locator(".b3-scene canvas").count() == 1, "the board is drawn with WebGL"
     stage = page.locator(".b3-stage")
@@ -60,9 +63,17 @@ def test_blokus3d_game_against_a_bot(page: Page, web_server: Any) -> None:
             pieces.nth(rng.randrange(pieces.count())).click()
             box = stage.bounding_box()
             assert box is not None
-            page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.6)
+            x, y = box["x"] + box["width"] * rng.uniform(0.35, 0.65), box["y"] + box["height"] * 0.6
+            page.mouse.move(x, y)
             check_ghost(page)
-            page.get_by_role("button", name=re.compile("^(Place|Poser)$")).click()
+            seen = e2e.version(page)
+            page.mouse.click(x, y)  # places the ghost if it covers the pointed square
+            try:
+                e2e.wait_version_above(page, seen, timeout=1500)
+                state["clicked"] += 1
+            except PlaywrightTimeout:  # the nearest legal spot was elsewhere: the ghost moved there
+                check_ghost(page)
+                page.get_by_role("button", name=re.compile("^(Place|Poser)$")).click()
         elif nth % 3 == 1:
             # Keys: a piece by its key, a few placements along, a turn, Enter.
             stage.focus()
@@ -92,9 +103,30 @@ def test_blokus3d_game_against_a_bot(page: Page, web_server: Any) -> None:
             page.mouse.move(0, 0)
             e2e.screenshot(page, "blokus3d")
 
-    state = {"moves": 0}
+    state = {"moves": 0, "clicked": 0}
     made = e2e.play_to_end(page, move, on_turn=on_turn)
     assert made >= 6
     end = page.get_by_test_id("end")
     end.wait_for(state="visible")
     assert page.locator(".b3-score").count() == 2
+
+    # The replay steps back through the same view.
+    page.get_by_role("link", name="Replay").click()
+    page.get_by_test_id("replay-first").click()
+    page.wait_for_selector(".b3-scene")
+    assert page.locator(".b3-scene [data-x], .b3-scene canvas").count() > 0
+    page.get_by_test_id("replay-next").click()
+
+    # Without WebGL the page draws the board flat instead of failing.
+    plain = playwright.chromium.launch(
+        executable_path=e2e.CHROMIUM, headless=True, args=[*e2e.ARGS, "--disable-webgl", "--disable-3d-apis"]
+    )
+    try:
+        other = plain.new_page(viewport=e2e.LAPTOP)
+        errors = e2e.watch_errors(other)
+        other.goto(f"{web_server.base_url}/match/{match_id}")
+        other.wait_for_selector(".b3-iso-svg .b3-cube")
+        assert "3D is not available" in (other.locator(".b3-info").text_content() or "")
+        assert not errors
+    finally:
+        plain.close()

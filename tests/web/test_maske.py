@@ -19,6 +19,7 @@ from playwright.sync_api import Page
 
 import masques.games.maske as maske_package
 
+ARROWS = {"up": "ArrowUp", "right": "ArrowRight", "down": "ArrowDown", "left": "ArrowLeft"}
 CARDS = json.loads((Path(maske_package.__file__).parent / "cards.json").read_text("utf-8"))["cards"]
 
 
@@ -52,7 +53,7 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
             target = holes.nth(rng.randrange(holes.count()))
             label = target.get_attribute("aria-label") or ""
             word = next(d for d in ("up", "right", "down", "left") if f" {d} to " in label)
-            page.keyboard.press({"up": "ArrowUp", "right": "ArrowRight", "down": "ArrowDown", "left": "ArrowLeft"}[word])
+            page.keyboard.press(ARROWS[word])
         seen["steps"] += 1
 
     def move(page: Page) -> None:
@@ -89,13 +90,13 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
                 decision.locator("[data-key=bid]").click()
             else:
                 decision.locator("[data-key=drop]").click()
-        else:  # a bought card's decision: a hole, a stick, a step, a player, a turn, or done
-            if holes.count():
-                click_any(holes)
-            elif sticks.count() and sticks.first.get_attribute("aria-pressed") == "false" and rng.random() < 0.7:
-                step(page)
-            else:
-                click_any(buttons)
+        # Otherwise a bought card's decision: a hole, a stick, a step, a player, a turn, or done.
+        elif holes.count():
+            click_any(holes)
+        elif sticks.count() and sticks.first.get_attribute("aria-pressed") == "false" and rng.random() < 0.7:
+            step(page)
+        else:
+            click_any(buttons)
 
     def on_turn(page: Page, n: int) -> None:
         decision = page.locator(".ms-decision")
@@ -122,3 +123,11 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
     assert seen["steps"] >= 1
     page.get_by_test_id("end").wait_for(state="visible")
     assert page.locator(".ms-decision h3").text_content() == "Game over"
+
+    # The replay steps back through the same view.
+    page.get_by_role("link", name="Replay").click()
+    page.get_by_test_id("replay-first").click()
+    page.wait_for_selector(".ms-plate")
+    page.get_by_test_id("replay-next").click()
+    page.get_by_test_id("replay-last").click()
+    page.wait_for_selector(".ms-decision[data-phase=over]")
