@@ -1,5 +1,5 @@
-"""Mascarade in the browser: a person creates a match against a bot in the lobby (two players, the
-scoring variant) and plays it to the end, by mouse and by keyboard (1-9 picks a card, Tab reaches
+"""Mascarade in the browser: a person creates a match against two bots in the lobby (the scoring
+variant) and plays it to the end, by mouse and by keyboard (1-9 picks a card, Tab reaches
 a highlighted square, Enter places it).  The squares on screen are exactly the legal placements of
 the selected card, and the cards that fit nowhere are marked.
 """
@@ -12,15 +12,15 @@ import masques_web_e2e as e2e
 from playwright.sync_api import Page, expect
 
 
-def test_a_person_plays_mascarade_against_a_bot_to_the_end(page: Page, web_server: object) -> None:
+def test_a_person_plays_mascarade_against_bots_to_the_end(page: Page, web_server: object) -> None:
     rng = random.Random(21)
     frames = e2e.Frames(page)
     e2e.create_match(
         page,
         web_server.base_url,  # type: ignore[attr-defined]
         "mascarade",
-        options={"players": "2", "scoring": True},
-        seats=["you", "random"],
+        options={"players": "3", "scoring": True},
+        seats=["you", "random", "random"],
     )
     expect(page.locator(".mc-board svg g[data-square]")).to_have_count(100)
     expect(page.locator(".mc-hand-card")).to_have_count(5)
@@ -69,14 +69,14 @@ def test_a_person_plays_mascarade_against_a_bot_to_the_end(page: Page, web_serve
             targets.nth(rng.randrange(targets.count())).click()
 
     def on_turn(p: Page, n: int) -> None:
-        if n == 12:
+        if n == 10:
             e2e.screenshot(p, "mascarade")
 
     moves = e2e.play_to_end(page, move, on_turn=on_turn)
-    assert moves >= 12
+    assert moves >= 10
     expect(page.get_by_test_id("end")).to_be_visible()
-    expect(page.locator(".end-panel .scores tbody tr")).to_have_count(2)
-    for seat in (0, 1):
+    expect(page.locator(".end-panel .scores tbody tr")).to_have_count(3)
+    for seat in (0, 1, 2):
         expect(page.get_by_test_id(f"mc-score-{seat}")).to_contain_text("points")
     final = frames.last_state()["observation"]
     shown = page.locator(".end-panel .scores td").all_inner_texts()

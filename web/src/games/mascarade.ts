@@ -4,7 +4,8 @@
  * highlighted square (click, or Tab to it and Enter).  Scores show in the scoring variant.
  */
 import { fill, h, s } from "../dom";
-import type { GameModule, GameView, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
+import { BoardView } from "./board_view";
+import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
 import { CARDS, cardFace, cardSvg, describeCard, FEATURES, featureName, shared, valueName } from "./mascarade_face";
 import "./mascarade.css";
 
@@ -95,24 +96,18 @@ const messages = {
   },
 };
 
-class MascaradeView implements GameView {
-  private view: MatchView | null = null;
+class MascaradeView extends BoardView<MascaradeObservation> {
   private selected: number | null = null;
   private readonly boardWrap = h("div", { class: "mc-board" });
   private readonly prompt = h("p", { class: "mc-prompt", "aria-live": "polite" });
   private readonly handEl = h("section", { class: "mc-hand", "data-testid": "mc-hand" });
   private readonly side = h("div", { class: "mc-side" });
-  private readonly onKey = (event: KeyboardEvent) => this.key(event);
 
-  constructor(private readonly ctx: ViewContext) {
+  constructor(ctx: ViewContext) {
+    super(ctx);
     ctx.root.append(
       h("div", { class: "mc" }, h("div", { class: "mc-main" }, this.boardWrap), h("div", { class: "mc-panel" }, this.prompt, this.handEl, this.side)),
     );
-    document.addEventListener("keydown", this.onKey);
-  }
-
-  private get obs(): MascaradeObservation {
-    return this.view!.observation as MascaradeObservation;
   }
 
   update(view: MatchView): void {
@@ -130,15 +125,6 @@ class MascaradeView implements GameView {
       (focusedSquare && this.boardWrap.querySelector<SVGGElement>(`[data-square="${focusedSquare}"][tabindex]`)) ||
       (focusedCard && this.handEl.querySelector<HTMLButtonElement>(`button[data-card="${focusedCard}"]`));
     if (again) again.focus();
-  }
-
-  setLang(): void {
-    if (this.view) this.draw();
-  }
-
-  destroy(): void {
-    document.removeEventListener("keydown", this.onKey);
-    this.ctx.root.replaceChildren();
   }
 
   /** Without the scoring variant the fewest cards in hand wins: the end table shows cards left. */
@@ -169,7 +155,7 @@ class MascaradeView implements GameView {
     if (first && this.placements(card).length > 0) first.focus();
   }
 
-  private draw(): void {
+  protected draw(): void {
     this.drawBoard();
     this.drawHand();
     this.drawSide();
@@ -326,10 +312,7 @@ class MascaradeView implements GameView {
   }
 
   /** Keys 1-9 pick a card of the hand. */
-  private key(event: KeyboardEvent): void {
-    if (!this.view || event.altKey || event.ctrlKey || event.metaKey) return;
-    const target = event.target as HTMLElement | null;
-    if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+  protected key(event: KeyboardEvent): void {
     const hand = this.obs.hand ?? [];
     const index = Number(event.key) - 1;
     if (Number.isInteger(index) && index >= 0 && index < Math.min(9, hand.length)) {

@@ -5,7 +5,8 @@
  * to step the runner; S (or the button) stops the turn.
  */
 import { h, s } from "../dom";
-import type { GameModule, GameView, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
+import { BoardView } from "./board_view";
+import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
 import "./masker.css";
 
 /** The engine's observation (masker/game.py, `observation`). */
@@ -177,15 +178,14 @@ const messages = {
   },
 };
 
-class MaskerView implements GameView {
-  private view: MatchView | null = null;
+class MaskerView extends BoardView<MaskerObservation> {
   private readonly prompt = h("p", { class: "mk-prompt", "aria-live": "polite" });
   private readonly actions = h("div", { class: "mk-actions" });
   private readonly boardWrap = h("div", { class: "mk-board" });
   private readonly side = h("div", { class: "mk-side" });
-  private readonly onKey = (event: KeyboardEvent) => this.key(event);
 
-  constructor(private readonly ctx: ViewContext) {
+  constructor(ctx: ViewContext) {
+    super(ctx);
     ctx.root.append(
       h(
         "div",
@@ -194,11 +194,6 @@ class MaskerView implements GameView {
         this.side,
       ),
     );
-    document.addEventListener("keydown", this.onKey);
-  }
-
-  private get obs(): MaskerObservation {
-    return this.view!.observation as MaskerObservation;
   }
 
   update(view: MatchView): void {
@@ -209,15 +204,6 @@ class MaskerView implements GameView {
       const again = this.boardWrap.querySelector<SVGGElement>(`[data-square="${focused}"][tabindex]`);
       again?.focus();
     }
-  }
-
-  setLang(): void {
-    if (this.view) this.draw();
-  }
-
-  destroy(): void {
-    document.removeEventListener("keydown", this.onKey);
-    this.ctx.root.replaceChildren();
   }
 
   /** Masker's scores count each seat's colour still on the board (the tie-break of MK-12). */
@@ -245,7 +231,7 @@ class MaskerView implements GameView {
       .map((action) => ({ action, cell: action.id }));
   }
 
-  private draw(): void {
+  protected draw(): void {
     const obs = this.obs;
     const t = this.ctx.t;
     const targets = this.targets();
@@ -590,11 +576,9 @@ class MaskerView implements GameView {
   }
 
   /** Arrow keys step the runner to the neighbour in that direction, when that step is legal; S stops. */
-  private key(event: KeyboardEvent): void {
-    const view = this.view;
-    if (!view || !view.your_turn || event.altKey || event.ctrlKey || event.metaKey) return;
-    const target = event.target as HTMLElement | null;
-    if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+  protected key(event: KeyboardEvent): void {
+    const view = this.view!;
+    if (!view.your_turn) return;
     const obs = this.obs;
     if (event.key === "s" || event.key === "S") {
       const stop = view.legal.find((a) => (a.move as { stop?: boolean }).stop);
