@@ -253,7 +253,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
 
   function drawJoin(): void {
     joinPanel.replaceChildren();
-    if (key || !summary || summary.status !== "open") return;
+    if (!summary || summary.status !== "open") return;
+    if (key) {
+      joinPanel.append(h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.href)));
+      return;
+    }
     const free = summary.seats.filter((info) => info.kind === "human" && !info.taken);
     if (free.length === 0) return;
     const name = nameInput; // kept across redraws, so what a person types survives updates
