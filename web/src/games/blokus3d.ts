@@ -408,10 +408,13 @@ class Blokus3DView implements GameView {
       last,
       spotColour: myTurn ? mover : null,
     };
+    const focused = document.activeElement?.getAttribute("data-focus");
     this.board.render(data);
     this.drawInfo(obs);
     this.drawBar(myTurn);
     this.drawSide(obs, myTurn);
+    // Keep the keyboard focus on the same control across redraws.
+    if (focused) (this.root.querySelector(`[data-focus="${focused}"]`) as HTMLElement | null)?.focus();
   }
 
   private choiceText(): string {
@@ -457,7 +460,7 @@ class Blokus3DView implements GameView {
     }
     const p = this.current;
     const button = (label: string, title: string, fn: () => void, disabled: boolean, cls = ""): HTMLButtonElement =>
-      h("button", { type: "button", class: cls, title, "aria-label": title, disabled, onclick: fn }, label);
+      h("button", { type: "button", class: cls, title, "aria-label": title, disabled, onclick: fn, "data-focus": title }, label);
     const few = this.candidates.length < 2;
     const cubes = p
       ? p.cubes.map(([x, y, z]) => `${squareName(x, y)}:${z}`).join(" ")
@@ -519,6 +522,7 @@ class Blokus3DView implements GameView {
             type: "button",
             class: "b3-piece",
             "data-piece": piece,
+            "data-focus": `${c.colour}-${piece}`,
             title: label,
             "aria-label": label,
             "aria-pressed": active ? String(piece === this.piece) : null,

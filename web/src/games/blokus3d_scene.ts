@@ -108,6 +108,7 @@ export class ThreeBoard implements BoardRenderer {
   private materials = new Map<string, THREE.Material>();
   private disposables: Array<{ dispose(): void }> = [];
   private limitsKey = "";
+  private piecesKey = "";
   private quarter = 0;
   private turnFrom = 0;
   private turnStart = 0;
@@ -297,21 +298,27 @@ export class ThreeBoard implements BoardRenderer {
     if (limitsKey !== this.limitsKey) {
       this.limitsKey = limitsKey;
       this.buildStructure(data.limits);
+      this.piecesKey = "";
     }
-    this.clear(this.pieces, false);
-    this.clear(this.overlay, false);
-    this.pickables = this.pickables.filter((o) => o.parent === this.structure);
-    const last = new Set(data.last.map((c) => c.join(",")));
-    for (let y = 0; y < 10; y++) {
-      for (let x = 0; x < 10; x++) {
-        const stack = data.stacks[y][x];
-        for (let z = 0; z < stack.length; z++) {
-          const colour = LETTER_COLOUR[stack[z]] ?? "grey";
-          const variant = last.has(`${x},${y},${z}`) ? "last" : "solid";
-          this.pickables.push(this.addCube(this.pieces, [x, y, z], colour, variant));
+    const piecesKey = JSON.stringify([data.stacks, data.last]);
+    if (piecesKey !== this.piecesKey) {
+      // The placed cubes change once a move; the ghost and spots change with the pointer.
+      this.piecesKey = piecesKey;
+      this.clear(this.pieces, false);
+      this.pickables = this.pickables.filter((o) => o.parent === this.structure);
+      const last = new Set(data.last.map((c) => c.join(",")));
+      for (let y = 0; y < 10; y++) {
+        for (let x = 0; x < 10; x++) {
+          const stack = data.stacks[y][x];
+          for (let z = 0; z < stack.length; z++) {
+            const colour = LETTER_COLOUR[stack[z]] ?? "grey";
+            const variant = last.has(`${x},${y},${z}`) ? "last" : "solid";
+            this.pickables.push(this.addCube(this.pieces, [x, y, z], colour, variant));
+          }
         }
       }
     }
+    this.clear(this.overlay, false);
     if (data.spotColour) {
       const spotGeometry = this.spotGeometry();
       const spotMaterial = this.material(`spot:${data.spotColour}`, () =>

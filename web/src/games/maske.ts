@@ -61,6 +61,8 @@ const messages = {
     setupRound: "Set-up",
     overRound: "All masks laid",
     unmasking: "Unmasking: the masks beneath pay out at the end",
+    deck: "Deck: {n} cards",
+    topCard: "You know the top card: “{card}”",
     legendSingle: "single ring pays 3",
     legendDouble: "double ring pays 5",
     legendCentre: "centre: no hole",
@@ -98,7 +100,7 @@ const messages = {
     actionYou: "Your action: pass, move your sticks (1 point a step) or draw a card to auction.",
     actionExtra: "An extra action from a card: pass, move or draw.",
     actionOther: "{name} takes an action.",
-    movingYou: "Moving: {steps} steps, {paid} points paid so far. {points} points left.",
+    movingYou: "Moving: {steps} step(s), {paid} point(s) paid so far. {points} points left.",
     movingOther: "{name} is moving: {steps} steps so far.",
     clickStick: "Click one of your sticks, then a highlighted hole next to it.",
     noPoints: "No points left: you cannot move.",
@@ -143,6 +145,7 @@ const messages = {
     ev_passes: "{name} passed",
     ev_draws: "{name} drew a card",
     ev_moved: "{name} moved {steps} steps for {steps} points",
+    ev_moved_one: "{name} moved 1 step for 1 point",
     ev_unsold: "Nobody bought the card {name} drew",
     ev_bought: "{name} bought for {bid}: “{card}”",
     ev_pays: "{payer} paid {payee} {amount}",
@@ -156,6 +159,7 @@ const messages = {
     ev_turns_ccw: "The mask turned a quarter anticlockwise",
     log_hole: "chooses hole {hole}",
     log_step: "steps {stick} {dir}",
+    log_step_own: "steps stick {n} {dir}",
     log_pass: "passes",
     log_draw: "draws a card",
     log_done: "ends the move",
@@ -182,6 +186,8 @@ const messages = {
     setupRound: "Mise en place",
     overRound: "Tous les masques sont posés",
     unmasking: "Démasquage : les masques du dessous paient à la fin",
+    deck: "Paquet : {n} cartes",
+    topCard: "Vous connaissez la carte du dessus : « {card} »",
     legendSingle: "anneau simple : 3",
     legendDouble: "anneau double : 5",
     legendCentre: "centre : pas de trou",
@@ -264,6 +270,7 @@ const messages = {
     ev_passes: "{name} : passe",
     ev_draws: "{name} : pioche d'une carte",
     ev_moved: "{name} : déplacement de {steps} pas pour {steps} points",
+    ev_moved_one: "{name} : déplacement d'un pas pour 1 point",
     ev_unsold: "Personne n'achète la carte piochée par {name}",
     ev_bought: "{name} : achat pour {bid} de « {card} »",
     ev_pays: "Paiement de {amount} : {payer} → {payee}",
@@ -277,6 +284,7 @@ const messages = {
     ev_turns_ccw: "Le masque tourne d'un quart de tour antihoraire",
     log_hole: "choisit le trou {hole}",
     log_step: "avance {stick} vers {dir}",
+    log_step_own: "avance son bâton {n} vers {dir}",
     log_pass: "passe",
     log_draw: "pioche une carte",
     log_done: "termine son déplacement",
@@ -342,6 +350,7 @@ class MaskeView implements GameView {
     if (/^[a-g][1-7]$/.test(entry.move)) return this.t("log_hole", { hole: entry.move });
     switch (words[0]) {
       case "step":
+        if (Math.floor(n / 2) === entry.seat) return this.t("log_step_own", { n: (n % 2) + 1, dir: this.t(`dir_${words[2]}`) });
         return this.t("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
       case "pass":
       case "draw":
@@ -465,7 +474,7 @@ class MaskeView implements GameView {
         holes.set(hole, { label, act: () => this.act(id), colour });
       }
       for (const [g, id] of this.choices.sticks) {
-        stickTargets.set(g, { label: this.t("chooseStick", { stick: this.stickName(g) }), act: () => this.act(id), selected: false });
+        stickTargets.set(g, { label: this.t("chooseStick", { stick: this.stickName(g) }), act: () => this.act(id), selected: null });
       }
       const free = obs.phase === "effect";
       for (const g of steppingSticks(this.choices)) {
@@ -533,7 +542,7 @@ class MaskeView implements GameView {
     return h(
       "section",
       { class: "ms-box" },
-      h("h3", {}, round),
+      h("h3", { class: "ms-round" }, round),
       h(
         "div",
         { class: "ms-mask-line" },
@@ -549,6 +558,8 @@ class MaskeView implements GameView {
               ? `${this.t("topMask", { name: this.maskName(top.mask) })} · ${this.t("lies", { turn: this.t(`turn${top.orientation}`) })}`
               : this.t("noMask"),
           ),
+          h("div", { class: "ms-notes" }, this.t("deck", { n: obs.deck.length })),
+          obs.deck[0] != null ? h("div", { class: "ms-notes" }, this.t("topCard", { card: this.cardText(obs.deck[0]) })) : null,
           obs.unmasking ? h("div", { class: "ms-notes" }, this.t("unmasking")) : null,
         ),
       ),
@@ -799,7 +810,9 @@ class MaskeView implements GameView {
     }
     if ((m = line.match(/^seat (\d+) passes$/))) return this.t("ev_passes", { name: seat(m[1]) });
     if ((m = line.match(/^seat (\d+) draws a card$/))) return this.t("ev_draws", { name: seat(m[1]) });
-    if ((m = line.match(/^seat (\d+) moved (\d+) steps? for/))) return this.t("ev_moved", { name: seat(m[1]), steps: m[2] });
+    if ((m = line.match(/^seat (\d+) moved (\d+) steps? for/))) {
+      return this.t(m[2] === "1" ? "ev_moved_one" : "ev_moved", { name: seat(m[1]), steps: m[2] });
+    }
     if ((m = line.match(/^nobody bought seat (\d+)'s card$/))) return this.t("ev_unsold", { name: seat(m[1]) });
     if ((m = line.match(/^seat (\d+) bought card (\d+) for (\d+)$/))) {
       return this.t("ev_bought", { name: seat(m[1]), bid: m[3], card: this.cardText(Number(m[2])) });

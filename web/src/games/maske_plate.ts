@@ -98,7 +98,8 @@ export interface HoleTarget {
 export interface StickTarget {
   label: string;
   act: () => void;
-  selected: boolean;
+  /** For a stick that is selected to be moved (a toggle), whether it is; null for a plain choice. */
+  selected: boolean | null;
 }
 
 export interface PlateDrawing {
@@ -162,7 +163,8 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
     if (target) {
       if (target.selected) peg.unshift(s("circle", { cx: x, cy: y, r: 25, class: "ms-selected" }));
       else peg.unshift(s("circle", { cx: x, cy: y, r: 23, class: "ms-pickable", stroke: colour }));
-      svg.append(svgButton(target.label, target.act, { "data-stick": g, "aria-pressed": String(target.selected) }, ...peg));
+      const pressed: Record<string, string> = target.selected === null ? {} : { "aria-pressed": String(target.selected) };
+      svg.append(svgButton(target.label, target.act, { "data-stick": g, ...pressed }, ...peg));
     } else {
       svg.append(s("g", { "data-stick": g }, s("title", {}, d.stickLabel(g)), ...peg));
     }
