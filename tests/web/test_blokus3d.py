@@ -46,6 +46,7 @@ def check_ghost(page: Page) -> int:
 
 def test_blokus3d_game_against_a_bot(page: Page, web_server: Any, playwright: Playwright) -> None:
     rng = random.Random(3)
+    frames = e2e.Frames(page)
     match_id = e2e.create_match(
         page, web_server.base_url, "blokus3d", options={"players": "2"}, seats=["you", "random"]
     )
@@ -98,6 +99,8 @@ def test_blokus3d_game_against_a_bot(page: Page, web_server: Any, playwright: Pl
         state["moves"] += 1
 
     def on_turn(page: Page, n: int) -> None:
+        legal = {a["id"] for a in frames.last_state()["legal"]}
+        assert e2e.legal_ids_on_screen(page) <= legal
         if page.locator(".b3-iso-svg").count():
             page.locator(".b3-switch").click()  # back to 3D
             page.wait_for_selector(".b3-scene canvas")

@@ -25,6 +25,7 @@ CARDS = json.loads((Path(maske_package.__file__).parent / "cards.json").read_tex
 
 def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
     rng = random.Random(5)
+    frames = e2e.Frames(page)
     e2e.create_match(
         page,
         web_server.base_url,
@@ -33,7 +34,14 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
         seats=["you", "random", "random"],
     )
     page.wait_for_selector(".ms-plate")
-    seen: dict[str, int] = {"phase_action": 0, "steps": 0, "auctions": 0, "hidden": 0, "shot": 0}
+    seen: dict[str, int] = {
+        "phase_action": 0,
+        "steps": 0,
+        "auctions": 0,
+        "hidden": 0,
+        "shot": 0,
+        "offered": 0,
+    }
 
     def click_any(locator: Any) -> None:
         locator.nth(rng.randrange(locator.count())).click()
@@ -103,6 +111,11 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
             click_any(buttons)
 
     def on_turn(page: Page, n: int) -> None:
+        # Only legal choices are offered: every control that sends an action sends a legal id.
+        legal = {a["id"] for a in frames.last_state()["legal"]}
+        offered = e2e.legal_ids_on_screen(page)
+        assert offered <= legal, offered - legal
+        seen["offered"] += len(offered)
         decision = page.locator(".ms-decision")
         if decision.get_attribute("data-phase") != "auction":
             return
@@ -125,6 +138,7 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
     assert made >= 5
     assert seen["shot"] == 1, "the person drew a card and saw it"
     assert seen["steps"] >= 1
+    assert seen["offered"] > 0
     page.get_by_test_id("end").wait_for(state="visible")
     assert page.locator(".ms-decision h3").text_content() == "Game over"
 

@@ -475,7 +475,7 @@ class Blokus3DView implements GameView {
         {
           class: "b3-choice",
           "aria-live": "polite",
-          "data-action": p ? p.id : "",
+          "data-action": p ? p.id : null,
           "data-label": p ? placementLabel(p) : "",
           "data-cubes": cubes,
         },

@@ -471,10 +471,10 @@ class MaskeView implements GameView {
         const label = jumping
           ? this.t("jumpTo", { stick: this.stickName(effect!.stick!), hole: holeName(hole) })
           : this.t("putStick", { n: sticks.indexOf(-1) % 2 + 1, hole: holeName(hole) });
-        holes.set(hole, { label, act: () => this.act(id), colour });
+        holes.set(hole, { label, act: () => this.act(id), action: id, colour });
       }
       for (const [g, id] of this.choices.sticks) {
-        stickTargets.set(g, { label: this.t("chooseStick", { stick: this.stickName(g) }), act: () => this.act(id), selected: null });
+        stickTargets.set(g, { label: this.t("chooseStick", { stick: this.stickName(g) }), act: () => this.act(id), action: id, selected: null });
       }
       const free = obs.phase === "effect";
       for (const g of steppingSticks(this.choices)) {
@@ -496,6 +496,7 @@ class MaskeView implements GameView {
           holes.set(target, {
             label: this.t("stepTo", { stick: this.stickName(this.selected), dir: this.t(`dir_${DIRECTION_NAMES[d]}`), hole: holeName(target), cost }),
             act: () => this.act(id),
+            action: id,
             note: free ? "0" : "−1",
             colour: SEAT_COLOURS[Math.floor(this.selected / 2) % SEAT_COLOURS.length],
           });
@@ -612,7 +613,7 @@ class MaskeView implements GameView {
 
   private button(label: string, id: number | undefined, cls = "", key?: string): HTMLButtonElement | null {
     if (id === undefined) return null;
-    return h("button", { type: "button", class: cls, "data-key": key ?? label, onclick: () => this.act(id) }, label);
+    return h("button", { type: "button", class: cls, "data-key": key ?? label, "data-action": id, onclick: () => this.act(id) }, label);
   }
 
   private decisionBox(obs: MaskeObservation): HTMLElement {
@@ -645,7 +646,7 @@ class MaskeView implements GameView {
           const preview = facePreview(maskId, o, `${this.maskName(maskId)}, ${turn}`);
           grid.append(
             mine && id !== undefined
-              ? h("button", { type: "button", "data-key": `lay${o}`, "aria-label": label, onclick: () => this.act(id) }, preview, label)
+              ? h("button", { type: "button", "data-key": `lay${o}`, "data-action": id, "aria-label": label, onclick: () => this.act(id) }, preview, label)
               : h("div", { class: "ms-lay-option" }, preview, turn),
           );
         }

@@ -90,6 +90,8 @@ export function faceLayer(id: number | null, orientation: number): SVGGElement {
 export interface HoleTarget {
   label: string;
   act: () => void;
+  /** The legal action id the click sends (for tests and tools reading the page). */
+  action: number;
   /** Shown beside the hole (e.g. the step's cost). */
   note?: string;
   colour: string;
@@ -98,6 +100,8 @@ export interface HoleTarget {
 export interface StickTarget {
   label: string;
   act: () => void;
+  /** The legal action id a click sends, when the click sends one (not for selecting a stick). */
+  action?: number;
   /** For a stick that is selected to be moved (a toggle), whether it is; null for a plain choice. */
   selected: boolean | null;
 }
@@ -145,7 +149,7 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
         s("circle", { cx: x, cy: y, r: 9, class: "ms-hole" }),
       ];
       if (target.note) parts.push(s("text", { x: x + 17, y: y - 16, class: "ms-note" }, target.note));
-      svg.append(svgButton(target.label, target.act, { "data-hole": hole }, ...parts));
+      svg.append(svgButton(target.label, target.act, { "data-hole": hole, "data-action": target.action }, ...parts));
     } else {
       svg.append(plain);
     }
@@ -163,7 +167,8 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
     if (target) {
       if (target.selected) peg.unshift(s("circle", { cx: x, cy: y, r: 25, class: "ms-selected" }));
       else peg.unshift(s("circle", { cx: x, cy: y, r: 23, class: "ms-pickable", stroke: colour }));
-      const pressed: Record<string, string> = target.selected === null ? {} : { "aria-pressed": String(target.selected) };
+      const pressed: Record<string, string | number> = target.selected === null ? {} : { "aria-pressed": String(target.selected) };
+      if (target.action !== undefined) pressed["data-action"] = target.action;
       svg.append(svgButton(target.label, target.act, { "data-stick": g, ...pressed }, ...peg));
     } else {
       svg.append(s("g", { "data-stick": g }, s("title", {}, d.stickLabel(g)), ...peg));
