@@ -25,35 +25,33 @@ def test_a_person_plays_mascarade_against_bots_to_the_end(page: Page, web_server
     expect(page.locator(".mc-board svg g[data-square]")).to_have_count(100)
     expect(page.locator(".mc-hand-card")).to_have_count(5)
 
-    def check_choices(p: Page) -> None:
-        legal = frames.last_state()["legal"]
-        fits = {a["move"]["card"] for a in legal if "card" in a["move"]}
-        hand = [
-            int(c) for c in p.locator(".mc-hand-card").evaluate_all("els => els.map(e => e.dataset.card)")
-        ]
-        nofit = {
-            int(c)
-            for c in p.locator(".mc-hand-card.nofit").evaluate_all("els => els.map(e => e.dataset.card)")
-        }
-        assert nofit == set(hand) - fits
-        selected = p.locator(".mc-hand-card[aria-pressed=true]")
-        if fits:
-            card = int(selected.get_attribute("data-card") or -1)
-            placements = {a["id"] for a in legal if a["move"].get("card") == card}
-            assert e2e.legal_ids_on_screen(p) == placements
+    def screen(p: Page) -> tuple[list[tuple[int, bool, bool]], set[int]]:
+        """The hand as (card, fits nowhere, selected) and the action ids on screen, in one call."""
+        hand, actions = p.evaluate(
+            """() => [
+              [...document.querySelectorAll('.mc-hand-card')].map(e => [
+                Number(e.dataset.card),
+                e.classList.contains('nofit'),
+                e.getAttribute('aria-pressed') === 'true',
+              ]),
+              [...document.querySelectorAll('.game-view [data-action]')].map(e => Number(e.dataset.action)),
+            ]"""
+        )
+        return [(int(c), bool(n), bool(s)) for c, n, s in hand], set(actions)
 
     def move(p: Page) -> None:
-        check_choices(p)
-        passing = p.get_by_test_id("mc-pass")
-        if passing.count():
-            passing.click()
+        hand, on_screen = screen(p)
+        legal = frames.last_state()["legal"]
+        fits = {a["move"]["card"] for a in legal if "card" in a["move"]}
+        assert {card for card, nofit, _ in hand if nofit} == {card for card, _, _ in hand} - fits
+        selected = next((card for card, _, chosen in hand if chosen), None)
+        passing = [a["id"] for a in legal if a["move"].get("pass")]
+        assert on_screen == {a["id"] for a in legal if a["move"].get("card") == selected} | set(passing)
+        if passing:
+            p.get_by_test_id("mc-pass").click()
             return
-        cards = p.locator(".mc-hand-card:not(.nofit)")
         if rng.random() < 0.5:  # by keyboard: a digit picks the card, Tab reaches a square, Enter places it
-            hand = p.locator(".mc-hand-card").evaluate_all(
-                "els => els.map(e => e.classList.contains('nofit'))"
-            )
-            index = rng.choice([i for i, nofit in enumerate(hand) if not nofit and i < 9])
+            index = rng.choice([i for i, (_, nofit, _) in enumerate(hand) if not nofit and i < 9])
             p.keyboard.press(str(index + 1))
             expect(p.locator(".mc-hand-card").nth(index)).to_have_attribute("aria-pressed", "true")
             assert p.evaluate("() => document.activeElement?.classList.contains('mc-target')")
@@ -64,6 +62,7 @@ def test_a_person_plays_mascarade_against_bots_to_the_end(page: Page, web_server
                     break
             p.keyboard.press("Enter")
         else:
+            cards = p.locator(".mc-hand-card:not(.nofit)")
             cards.nth(rng.randrange(cards.count())).click()
             targets = p.locator(".mc-target")
             targets.nth(rng.randrange(targets.count())).click()
