@@ -20,3 +20,6 @@ extra=""
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}" 2>&1 \
   | grep -v "^WARNING: Location 'file:" || true
 .venv/bin/python -c 'import masques' # fail loudly if the install did not work
+# The browser client: build web/ into the package (skipped when up to date). Without Node.js the
+# server still runs; its pages then say how to build the client.
+bash scripts/build_web.sh || echo "setup: the web client was not built (see above); the API works without it" >&2

@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
-# Set up with the test tools, then lint (ruff), type-check (mypy --strict) and run the tests.
+# Set up with the test tools (and what the browser tests need: Chromium, the built web client), then
+# lint (ruff), type-check (mypy --strict) and run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
+echo "== browser and web client (end-to-end tests: Debian's Chromium, the client built from web/)"
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root" >&2
+    exit 1
+  fi
+  echo "installing ${missing[*]} from Debian's packages"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+bash scripts/build_web.sh
 echo "== services (PostgreSQL, Redis on loopback)"
 eval "$(bash scripts/services.sh)"
 echo "== ruff"

@@ -541,12 +541,20 @@ def _check_state(
     mine = running and seat is not None and to_move == seat and seat_kinds[seat] == "human"
     assert message["your_turn"] == mine, message
     if mine:
-        expected = [{"id": a, "label": truth.action_to_str(a)} for a in truth.legal_actions()]
+        expected = [
+            {"id": a, "label": truth.action_to_str(a), "move": truth.action_to_json(a)}
+            for a in truth.legal_actions()
+        ]
         assert message["legal"] == expected
     else:
         assert message["legal"] == [], f"seat {seat} got a legal list when it is not its turn"
-    # The event log: the last moves in words with who made them, exactly what the record says, and
-    # only when the seat's observation shows every move anyway.
+    check_log(replay, version, message)
+
+
+def check_log(replay: Replay, version: int, message: dict[str, Any]) -> None:
+    """The event log: the last moves in words with who made them, exactly what the record says, and
+    only when the seat's observation shows every move anyway."""
+    truth = replay.states[version]
     if message["observation"].get("moves") == truth.history:
         expected_log = [
             {"version": i + 1, "seat": replay.states[i].current_player, "move": truth.action_to_str(a)}

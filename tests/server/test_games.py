@@ -226,7 +226,12 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "to_move": to_move,
         "your_turn": mine,
         "observation": replay.observation(version, seat),
-        "legal": [{"id": a, "label": truth.action_to_str(a)} for a in truth.legal_actions()] if mine else [],
+        "legal": [
+            {"id": a, "label": truth.action_to_str(a), "move": truth.action_to_json(a)}
+            for a in truth.legal_actions()
+        ]
+        if mine
+        else [],
         "log": [
             {"version": i + 1, "seat": replay.states[i].current_player, "move": truth.action_to_str(a)}
             for i, a in enumerate(truth.history)

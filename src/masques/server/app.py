@@ -1,7 +1,9 @@
 """The HTTP and WebSocket API (FastAPI).  OpenAPI schema at /openapi.json, docs at /docs.
 
 REST (JSON): ``GET /api/games``; ``POST /api/matches``; ``GET /api/matches``; ``GET /api/matches/{id}``;
-``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``.
+``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``;
+``GET /api/matches/{id}/replay``.  The browser client (built from ``web/`` into ``static/``) is served
+at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``).
 WebSocket: ``/ws/matches/{id}?token=...`` (no token: spectator).  The server sends ``state`` messages
 (the connection's own view) and ``presence``/``error`` messages; a client sends
 ``{"type": "action", "action": <id>, "version": <n>}``.  Every refusal is a clear error with a
@@ -10,14 +12,17 @@ stable code, and changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -27,6 +32,8 @@ from .storage import Storage
 
 MAX_BODY = 64 * 1024
 MAX_MESSAGE = 4 * 1024
+STATIC = Path(__file__).with_name("static")
+"""The built browser client (``scripts/build_web.sh``); shipped in the package, ignored by git."""
 
 
 class SeatSpec(BaseModel):
@@ -135,9 +142,18 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         )
         return JSONResponse({"code": "bad_request", "message": problems or "malformed request"}, 400)
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def index() -> str:
-        return LOBBY_PAGE
+    @app.get("/", include_in_schema=False)
+    @app.get("/match/{match_id}", include_in_schema=False)
+    @app.get("/match/{match_id}/replay", include_in_schema=False)
+    async def client() -> Response:
+        """The single-page client: every page of it is the same document."""
+        index = STATIC / "index.html"
+        if not index.is_file():
+            return HTMLResponse(NOT_BUILT_PAGE, 503)
+        return FileResponse(index, headers={"cache-control": "no-cache"})
+
+    # Built assets have content-hashed names.  Mounted even before a build (checked per request).
+    app.mount("/assets", StaticFiles(directory=STATIC / "assets", check_dir=False), name="assets")
 
     @app.get("/api/games")
     async def games() -> list[dict[str, Any]]:
@@ -240,6 +256,18 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         except RecordError as exc:  # pragma: no cover - the log always replays
             raise ServerError(500, "bad_record", str(exc)) from None
 
+    @app.get("/api/matches/{match_id}/replay")
+    async def replay(
+        match_id: str,
+        request: Request,
+        token: Annotated[str | None, Query(max_length=200)] = None,
+    ) -> list[dict[str, Any]]:
+        """Every step of the match as the token's seat (or a spectator, without a token) saw it: one
+        ``state`` view per version, from the first position to the current one, none actionable."""
+        match = await registry_of(request).get(match_id)
+        seat = match.seat_of_token(token)
+        return await asyncio.to_thread(match.replay(seat))
+
     @app.websocket("/ws/matches/{match_id}")
     async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:
         await websocket.accept()
@@ -299,16 +327,12 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
     return app
 
 
-LOBBY_PAGE = """<!doctype html>
+NOT_BUILT_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Masques</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}
-code{background:#eee;padding:0 .2rem}</style></head>
-<body><h1>Masques</h1>
-<p>The Masques game server is running: Masker, Maske, Mascarade and Blokus 3D, with bots.</p>
-<ul><li><a href="/docs">API and lobby (interactive documentation)</a></li>
-<li><a href="/api/games">Games and their options</a></li>
-<li><a href="/api/matches">Matches</a></li></ul>
-<p>Play in a terminal with <code>masques play GAME</code>; the browser client comes next.</p>
-</body></html>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem">
+<h1>Masques</h1>
+<p>The server is running, but this copy has no built browser client. From a checkout, run
+<code>bash scripts/build_web.sh</code> (or <code>bash scripts/run.sh</code>) and reload.</p>
+<p>The API is at <a href="/docs">/docs</a>.</p></body></html>
 """

@@ -121,7 +121,6 @@ class LiveMatch:
     def view(self, seat: int | None) -> dict[str, Any]:
         """A seat's (or a spectator's) whole picture of the match, from its observation only."""
         state = self.state
-        legal: list[dict[str, Any]] = []
         your_turn = (
             self.status == "running"
             and seat is not None
@@ -129,31 +128,75 @@ class LiveMatch:
             and state.current_player == seat
             and self.seats[seat].kind == HUMAN
         )
-        if your_turn:
-            legal = [{"id": a, "label": state.action_to_str(a)} for a in state.legal_actions()]
-        observation = state.observation(seat)
-        return {
-            "type": "state",
-            "match": self.summary(),
-            "version": self.version,
-            "seat": seat,
-            "to_move": None if state.is_terminal() else state.current_player,
-            "your_turn": your_turn,
-            "observation": observation,
-            "legal": legal,
-            "log": self.recent_log(observation),
-        }
+        return state_view(state, seat, self.summary(), self.actors, your_turn=your_turn)
 
-    def recent_log(self, observation: Any, length: int = LOG_LENGTH) -> list[dict[str, Any]]:
-        """The last moves in words, with who made them — only when the seat's observation already
-        shows every move (``moves``), so the log can never tell a seat more than it sees."""
-        if not isinstance(observation, dict) or observation.get("moves") != self.state.history:
-            return []
-        start = max(0, len(self.state.history) - length)
-        return [
-            {"version": i + 1, "seat": self.actors[i], "move": self.state.action_to_str(a)}
-            for i, a in enumerate(self.state.history[start:], start=start)
+    def replay(self, seat: int | None) -> Callable[[], list[dict[str, Any]]]:
+        """The view a seat (or a spectator) had after every step, from the first position to now,
+        as a job to run off the event loop (it works on a snapshot of the log).
+
+        Each step's view is built exactly as a live view is, from that step's observation alone, so a
+        replay shows nothing the seat could not see while playing; nobody can act in it."""
+        game, seed = self.game, self.seed
+        actions, actors = list(self.state.history), list(self.actors)
+        summary = self.summary()
+
+        def views() -> list[dict[str, Any]]:
+            state = game.new_initial_state(seed)
+            out = []
+            for version in range(len(actions) + 1):
+                if version:
+                    state.apply(actions[version - 1])
+                step = {
+                    **summary,
+                    "version": version,
+                    "status": "finished" if state.is_terminal() else "running",
+                    "turn_deadline": None,
+                    "spectators": 0,
+                    "seats": [{**info, "connected": False} for info in summary["seats"]],
+                }
+                out.append(state_view(state, seat, step, actors[:version], your_turn=False))
+            return out
+
+        return views
+
+
+def state_view(
+    state: State, seat: int | None, summary: dict[str, Any], actors: list[int], *, your_turn: bool
+) -> dict[str, Any]:
+    """The ``state`` message for one seat: the observation, the legal moves when it is that seat's
+    turn (each with its text and the engine's structured form), and the recent moves in words."""
+    legal: list[dict[str, Any]] = []
+    if your_turn:
+        legal = [
+            {"id": a, "label": state.action_to_str(a), "move": state.action_to_json(a)}
+            for a in state.legal_actions()
         ]
+    observation = state.observation(seat)
+    return {
+        "type": "state",
+        "match": summary,
+        "version": len(state.history),
+        "seat": seat,
+        "to_move": None if state.is_terminal() else state.current_player,
+        "your_turn": your_turn,
+        "observation": observation,
+        "legal": legal,
+        "log": recent_log(state, actors, observation),
+    }
+
+
+def recent_log(
+    state: State, actors: list[int], observation: Any, length: int = LOG_LENGTH
+) -> list[dict[str, Any]]:
+    """The last moves in words, with who made them — only when the seat's observation already
+    shows every move (``moves``), so the log can never tell a seat more than it sees."""
+    if not isinstance(observation, dict) or observation.get("moves") != state.history:
+        return []
+    start = max(0, len(state.history) - length)
+    return [
+        {"version": i + 1, "seat": actors[i], "move": state.action_to_str(a)}
+        for i, a in enumerate(state.history[start:], start=start)
+    ]
 
 
 def bot_move(

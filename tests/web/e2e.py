@@ -1,0 +1,202 @@
+"""Shared helpers of the end-to-end tests: the browser, the lobby, turns, screenshots, frames.
+
+The match page tells tests where it is through attributes of ``.match-page``: ``data-turn`` is
+``connecting``, ``open`` (waiting for players), ``waiting`` (another seat moves), ``mine`` or
+``over``, and ``data-version`` is the version of the view on screen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page, Playwright, WebSocket
+
+CHROMIUM = "/usr/bin/chromium"
+LAPTOP = {"width": 1366, "height": 820}
+PHONE = {"width": 390, "height": 844}
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+TIMEOUT_MS = 20_000
+GAME_TIMEOUT = 240.0
+"""Seconds a whole game through the browser may take."""
+
+# Chromium flags for a closed network and no display (WebGL through SwiftShader, on the CPU).
+ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+]
+
+
+def launch(playwright: Playwright) -> Browser:
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+
+
+def watch_errors(page: Page) -> list[str]:
+    """Uncaught exceptions of the page, collected as they happen."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_default_timeout(TIMEOUT_MS)
+    return errors
+
+
+# -- the lobby ----------------------------------------------------------------------------------
+
+
+def create_match(
+    page: Page,
+    base_url: str,
+    game: str,
+    *,
+    options: dict[str, str | bool] | None = None,
+    seats: list[str] | None = None,
+    name: str = "Ada",
+) -> str:
+    """In the lobby: choose ``game``, set its options and seats ("you", "human" or a bot level), create
+    the match, and return its id once the match page shows.  Returns the match id."""
+    page.goto(base_url + "/")
+    page.get_by_test_id(f"choose-{game}").click()
+    form = page.get_by_test_id("create-form")
+    for option, value in (options or {}).items():
+        if isinstance(value, bool):
+            form.locator(f"input[name={option}]").set_checked(value)
+        else:
+            form.locator(f"select[name={option}]").select_option(value)
+    for i, kind in enumerate(seats or []):
+        form.locator(f"select[name=seat-{i}]").select_option(kind)
+    form.locator("input[name=player-name]").fill(name)
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r"/match/[0-9a-f]{16}$"))
+    match_id = page.url.rsplit("/", 1)[1]
+    wait_ready(page)
+    return match_id
+
+
+# -- turns --------------------------------------------------------------------------------------
+
+
+def turn_state(page: Page) -> str:
+    return str(page.locator(".match-page").get_attribute("data-turn"))
+
+
+def version(page: Page) -> int:
+    return int(page.locator(".match-page").get_attribute("data-version") or -1)
+
+
+def wait_ready(page: Page, timeout: float = TIMEOUT_MS) -> str:
+    """Wait until the page has a view (any state but connecting); returns data-turn."""
+    page.wait_for_selector(".match-page:not([data-turn=connecting])", timeout=timeout)
+    return turn_state(page)
+
+
+def wait_turn_or_end(page: Page, timeout: float = TIMEOUT_MS) -> str:
+    """Wait until it is this page's turn or the game is over; returns "mine" or "over"."""
+    page.wait_for_selector(".match-page[data-turn=mine], .match-page[data-turn=over]", timeout=timeout)
+    return turn_state(page)
+
+
+def wait_version_above(page: Page, seen: int, timeout: float = TIMEOUT_MS) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('.match-page')?.dataset.version ?? -1) > v",
+        arg=seen,
+        timeout=timeout,
+    )
+
+
+Move = Callable[[Page], None]
+
+
+def play_to_end(
+    page: Page,
+    move: Move,
+    *,
+    on_turn: Callable[[Page, int], None] | None = None,
+    timeout: float = GAME_TIMEOUT,
+) -> int:
+    """Play this page's seat to the end: on each of its turns call ``move`` (which must make exactly
+    one action through the UI) and wait for the next view.  ``on_turn(page, n)`` runs before the n-th
+    move (e.g. a mid-game screenshot).  Returns the number of moves made."""
+    deadline = time.monotonic() + timeout
+    made = 0
+    while True:
+        left_ms = (deadline - time.monotonic()) * 1000
+        if left_ms <= 0:
+            raise TimeoutError(f"the game did not end within {timeout} s ({made} moves made)")
+        if wait_turn_or_end(page, timeout=left_ms) == "over":
+            return made
+        if on_turn is not None:
+            on_turn(page, made)
+        seen = version(page)
+        move(page)
+        wait_version_above(page, seen)
+        made += 1
+
+
+def play_pages_to_end(pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT) -> int:
+    """Several people in one match, each on their own page: whoever's turn it is makes one move
+    through the UI, until every page shows the end.  Returns the number of moves made."""
+    deadline = time.monotonic() + timeout
+    made = 0
+    while time.monotonic() < deadline:
+        states = [turn_state(p) for p in pages]
+        if all(state == "over" for state in states):
+            return made
+        mover = next((p for p, state in zip(pages, states, strict=True) if state == "mine"), None)
+        if mover is None:
+            pages[0].wait_for_timeout(50)
+            continue
+        seen = version(mover)
+        move(mover)
+        wait_version_above(mover, seen)
+        made += 1
+    raise TimeoutError(f"the game did not end within {timeout} s ({made} moves made)")
+
+
+def legal_ids_on_screen(page: Page) -> set[int]:
+    """The action ids the game view offers (every element marked ``data-action``)."""
+    return {
+        int(a)
+        for a in page.locator(".game-view [data-action]").evaluate_all(
+            "els => els.map(e => e.getAttribute('data-action'))"
+        )
+    }
+
+
+def screenshot(page: Page, game: str) -> Path:
+    """A full-page screenshot of the match page, written to docs/screenshots/<game>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{game}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+# -- frames -------------------------------------------------------------------------------------
+
+
+class Frames:
+    """Every WebSocket frame a page receives, as parsed JSON (recorded from the page's connections)."""
+
+    def __init__(self, page: Page) -> None:
+        self.raw: list[str] = []
+        self._parsed: list[dict[str, Any]] = []
+        page.on("websocket", self._on_socket)
+
+    def _on_socket(self, ws: WebSocket) -> None:
+        ws.on("framereceived", lambda payload: self.raw.append(payload if isinstance(payload, str) else ""))
+
+    def messages(self) -> list[dict[str, Any]]:
+        for text in self.raw[len(self._parsed) :]:
+            self._parsed.append(json.loads(text) if text else {})
+        return [m for m in self._parsed if m]
+
+    def last_state(self) -> dict[str, Any]:
+        return next(m for m in reversed(self.messages()) if m.get("type") == "state")

@@ -1,0 +1,130 @@
+"""The match page shell, whatever the game: reconnecting after a reload with the seat kept, the
+language switch, the replay viewer, the lobby's lists, and a phone-sized layout."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import httpx
+import masques_web_e2e as e2e
+from playwright.sync_api import Browser, Page, expect
+
+
+def _step(page: Page, rng: random.Random) -> None:
+    targets = page.locator(".mk-target")
+    targets.nth(rng.randrange(targets.count())).click()
+
+
+def test_a_reload_reconnects_to_the_same_seat(page: Page, web_server: object) -> None:
+    rng = random.Random(2)
+    match_id = e2e.create_match(page, web_server.base_url, "masker", seats=["you", "random"])  # type: ignore[attr-defined]
+    colour = page.locator(".mk-secret-colour").inner_text()
+    e2e.wait_turn_or_end(page)
+    seen = e2e.version(page)
+    _step(page, rng)
+    e2e.wait_version_above(page, seen)
+    page.reload()
+    assert e2e.wait_ready(page) in ("mine", "waiting")
+    assert page.url.endswith(f"/match/{match_id}")
+    assert page.locator(".match-page").get_attribute("data-seat") == "0"
+    assert page.locator(".mk-secret-colour").inner_text() == colour
+    assert e2e.version(page) > seen
+    # ... and plays on from there.
+    e2e.wait_turn_or_end(page)
+    seen = e2e.version(page)
+    _step(page, rng)
+    e2e.wait_version_above(page, seen)
+
+
+def test_the_language_switch_translates_the_page_and_is_remembered(page: Page, web_server: object) -> None:
+    base = web_server.base_url  # type: ignore[attr-defined]
+    page.goto(base + "/")
+    expect(page.locator("h2").first).to_have_text("Games")
+    page.get_by_test_id("lang").click()
+    expect(page.locator("h2").first).to_have_text("Jeux")
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    e2e.create_match(page, base, "mascarade", options={"players": "2"}, seats=["you", "random"])
+    expect(page.locator(".mc-hand h4")).to_have_text("Votre main")
+    expect(page.locator(".mc-features dt").first).to_have_text("visage")
+    page.reload()
+    e2e.wait_ready(page)
+    expect(page.locator(".mc-hand h4")).to_have_text("Votre main")
+    page.get_by_test_id("lang").click()
+    expect(page.locator(".mc-hand h4")).to_have_text("Your hand")
+    expect(page.locator(".mc-features dt").first).to_have_text("face")
+
+
+def test_the_replay_viewer_steps_through_a_finished_match(page: Page, web_server: object) -> None:
+    base = web_server.base_url  # type: ignore[attr-defined]
+    with httpx.Client(base_url=base, timeout=20) as api:
+        created = api.post(
+            "/api/matches",
+            json={"game": "masker", "options": {"players": 2}, "seats": [{"kind": "random"}] * 2, "seed": 4},
+        ).json()
+        for _ in range(200):
+            summary = api.get(f"/api/matches/{created['id']}").json()
+            if summary["status"] == "finished":
+                break
+            page.wait_for_timeout(100)
+    total = summary["version"]
+    page.goto(f"{base}/")
+    page.locator(f"li[data-match='{created['id']}'] a").click()
+    page.wait_for_url(f"**/match/{created['id']}/replay")
+    position = page.get_by_test_id("replay-position")
+    expect(position).to_have_text(f"Step {total} of {total}")
+    page.keyboard.press("Home")
+    expect(position).to_have_text(f"Step 0 of {total}")
+    expect(page.locator(".mk-board svg g[data-square] .mk-hole")).to_have_count(0)
+    page.keyboard.press("ArrowRight")
+    expect(position).to_have_text(f"Step 1 of {total}")
+    expect(page.locator(".mk-board svg g[data-square] .mk-hole")).to_have_count(1)
+    page.get_by_test_id("replay-next").click()
+    expect(position).to_have_text(f"Step 2 of {total}")
+    page.keyboard.press("ArrowLeft")
+    expect(position).to_have_text(f"Step 1 of {total}")
+    page.get_by_test_id("replay-last").click()
+    expect(position).to_have_text(f"Step {total} of {total}")
+    expect(page.locator(".mk-revealed")).to_have_count(2)  # the end: colours are public
+    assert page.locator(".game-view [data-action]").count() == 0, "nothing to play in a replay"
+
+
+def test_the_lobby_lists_open_running_and_finished_matches(browser: Browser, web_server: object) -> None:
+    base = web_server.base_url  # type: ignore[attr-defined]
+    context = browser.new_context(viewport=e2e.LAPTOP)
+    page = context.new_page()
+    try:
+        with httpx.Client(base_url=base, timeout=20) as api:
+            open_match = api.post(
+                "/api/matches",
+                json={"game": "maske", "seats": [{"kind": "human"}] + [{"kind": "random"}] * 3},
+            ).json()
+        page.goto(base + "/")
+        item = page.locator(f".match-group.open li[data-match='{open_match['id']}']")
+        expect(item).to_contain_text("Maske")
+        expect(item.locator("a")).to_have_text("Join")
+        expect(page.locator(".game-card")).to_have_count(4)
+        for game in ("masker", "maske", "mascarade", "blokus3d"):
+            card = page.locator(f".game-card[data-game={game}]")
+            assert len(card.locator("p").inner_text()) > 80, f"{game} has a rules summary"
+    finally:
+        context.close()
+
+
+def test_the_match_page_fits_a_phone(browser: Browser, web_server: object) -> None:
+    context = browser.new_context(viewport=e2e.PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors = e2e.watch_errors(page)
+    try:
+        e2e.create_match(page, web_server.base_url, "masker", seats=["you", "random"])  # type: ignore[attr-defined]
+        e2e.wait_turn_or_end(page)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= e2e.PHONE["width"], f"the page scrolls sideways on a phone ({width} px)"
+        board = page.locator(".mk-board svg").bounding_box()
+        assert board is not None and board["width"] >= 300, "the board uses the phone's width"
+        page.locator(".mk-target").first.tap()
+        page.wait_for_selector(".match-page[data-version]:not([data-version='0'])")
+        assert re.search(r"/match/[0-9a-f]{16}$", page.url)
+    finally:
+        context.close()
+    assert not errors

@@ -1,0 +1,148 @@
+/** The server's REST API and the match WebSocket (with reconnection). */
+import type { MatchSummary, MatchView } from "./games/contract";
+
+export interface OptionInfo {
+  name: string;
+  type: string;
+  default: unknown;
+  allowed: unknown[];
+  help: string;
+}
+
+export interface GameInfo {
+  name: string;
+  title: string;
+  rules_version: string | number;
+  options: OptionInfo[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 204) return undefined as T;
+  const data: unknown = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const err = data as { code?: string; message?: string };
+    throw new ApiError(response.status, err.code ?? "error", err.message ?? response.statusText);
+  }
+  return data as T;
+}
+
+export const api = {
+  games: () => call<GameInfo[]>("GET", "/api/games"),
+  matches: (status = "all") => call<MatchSummary[]>("GET", `/api/matches?status=${status}`),
+  match: (id: string) => call<MatchSummary>("GET", `/api/matches/${id}`),
+  create: (game: string, options: Record<string, unknown>, seats: string[], turnSeconds = 0) =>
+    call<MatchSummary>("POST", "/api/matches", {
+      game,
+      options,
+      seats: seats.map((kind) => ({ kind })),
+      turn_seconds: turnSeconds,
+    }),
+  join: (id: string, name: string, seat?: number) =>
+    call<{ match: string; seat: number; token: string }>("POST", `/api/matches/${id}/join`, { name, seat }),
+  rematch: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`),
+  replay: (id: string, token: string | null) =>
+    call<MatchView[]>("GET", `/api/matches/${id}/replay${token ? `?token=${encodeURIComponent(token)}` : ""}`),
+};
+
+/** Seat tokens are kept in localStorage per match, so a reload (or a new tab) plays on. */
+export interface SeatKey {
+  seat: number;
+  token: string;
+}
+
+export const seats = {
+  get(matchId: string): SeatKey | null {
+    const raw = localStorage.getItem(`masques.seat.${matchId}`);
+    if (!raw) return null;
+    try {
+      const key = JSON.parse(raw) as SeatKey;
+      return typeof key.token === "string" && typeof key.seat === "number" ? key : null;
+    } catch {
+      return null;
+    }
+  },
+  set(matchId: string, key: SeatKey): void {
+    localStorage.setItem(`masques.seat.${matchId}`, JSON.stringify(key));
+  },
+  forget(matchId: string): void {
+    localStorage.removeItem(`masques.seat.${matchId}`);
+  },
+};
+
+export const playerName = {
+  get: () => localStorage.getItem("masques.name") ?? "",
+  set: (name: string) => localStorage.setItem("masques.name", name),
+};
+
+export interface ServerMessage {
+  type: "state" | "presence" | "error";
+  match?: MatchSummary;
+  code?: string;
+  message?: string;
+}
+
+/** A match connection that reconnects after a drop (1 s, then up to 5 s apart). */
+export class MatchSocket {
+  private ws: WebSocket | null = null;
+  private closed = false;
+  private retry = 0;
+  private timer: number | undefined;
+
+  constructor(
+    private readonly matchId: string,
+    private readonly token: string | null,
+    private readonly onMessage: (message: MatchView | ServerMessage) => void,
+    private readonly onStatus: (status: "open" | "lost" | "refused") => void,
+  ) {
+    this.open();
+  }
+
+  private open(): void {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}${query}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.onStatus("open");
+    };
+    ws.onmessage = (event) => {
+      this.onMessage(JSON.parse(String(event.data)) as MatchView | ServerMessage);
+    };
+    ws.onclose = (event) => {
+      if (this.closed) return;
+      if (event.code === 4403 || event.code === 4404) {
+        this.onStatus("refused");
+        return;
+      }
+      this.onStatus("lost");
+      this.retry += 1;
+      this.timer = window.setTimeout(() => this.open(), Math.min(5000, 1000 * this.retry));
+    };
+  }
+
+  send(payload: unknown): void {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(payload));
+  }
+
+  close(): void {
+    this.closed = true;
+    window.clearTimeout(this.timer);
+    this.ws?.close();
+  }
+}

@@ -1,0 +1,51 @@
+/** Tiny DOM helpers: build elements (HTML and SVG) without a framework. */
+
+type Child = Node | string | number | null | undefined | false;
+type AttrValue = string | number | boolean | null | undefined | ((event: never) => void);
+
+function apply(el: Element, attrs: Record<string, AttrValue> | undefined, children: Child[]): void {
+  if (attrs) {
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (typeof value === "function") {
+        el.addEventListener(key.replace(/^on/, ""), value as EventListener);
+      } else {
+        el.setAttribute(key, value === true ? "" : String(value));
+      }
+    }
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "number" ? String(child) : child);
+  }
+}
+
+/** An HTML element: `h("button", {class: "x", onclick: f}, "text")`. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, AttrValue>,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  apply(el, attrs, children);
+  return el;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An SVG element: `s("circle", {cx: 1, cy: 2, r: 3})`. */
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, AttrValue>,
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  apply(el, attrs, children);
+  return el;
+}
+
+/** Replace all children of `el`. */
+export function fill(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  apply(el, undefined, children);
+}

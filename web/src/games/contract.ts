@@ -1,0 +1,101 @@
+/**
+ * The contract between the match page (shell) and each game's view.
+ *
+ * The shell owns the WebSocket, the lobby, the turn banner, the move log, the end screen, the replay
+ * controls and the language switch.  A game view only draws one `MatchView` (exactly what the server
+ * sent this seat; never more) and reports the action a person chose through `ctx.act`.  Views never
+ * talk to the server themselves, so the same view renders live play, spectating and replays.
+ */
+
+/** One legal action as the server lists it for the seat to move (empty when it is not your turn). */
+export interface LegalAction {
+  id: number;
+  /** The engine's short text for the move (`action_to_str`). */
+  label: string;
+  /** The engine's structured form of the move (`action_to_json`), game specific. */
+  move: unknown;
+}
+
+export interface SeatSummary {
+  seat: number;
+  kind: string; // "human" or a bot level
+  name: string | null;
+  taken: boolean;
+  connected: boolean;
+}
+
+export interface MatchSummary {
+  id: string;
+  game: string;
+  title: string;
+  options: Record<string, unknown>;
+  status: "open" | "running" | "finished";
+  version: number;
+  rematch_of: string | null;
+  turn_seconds: number;
+  turn_deadline: number | null;
+  seats: SeatSummary[];
+  spectators: number;
+}
+
+export interface LogEntry {
+  version: number;
+  seat: number;
+  move: string;
+}
+
+/** A `state` message from the server: one seat's (or a spectator's, seat = null) whole picture. */
+export interface MatchView {
+  type: "state";
+  match: MatchSummary;
+  version: number;
+  seat: number | null;
+  to_move: number | null;
+  your_turn: boolean;
+  /** The engine's `observation(seat)`, game specific (see each game's `observation` docstring). */
+  observation: unknown;
+  legal: LegalAction[];
+  log: LogEntry[];
+}
+
+export type Lang = "en" | "fr";
+
+/** Strings of one game's view, per language; keys are the view's own. `{name}` placeholders allowed. */
+export type Messages = Record<Lang, Record<string, string>>;
+
+export interface ViewContext {
+  /** The element the view owns entirely (the shell never touches its children). */
+  root: HTMLElement;
+  lang: Lang;
+  /** Translate one of this view's own message keys, filling `{name}` placeholders. */
+  t(key: string, params?: Record<string, string | number>): string;
+  /** Names to show for seats ("You", a player's name, "Hard bot"...), already translated. */
+  seatName(seat: number): string;
+  /** Play an action: the shell sends it with the current version. Only ids from `view.legal` are valid. */
+  act(actionId: number): void;
+}
+
+export interface GameView {
+  /** Draw this view (called on every new state, and on every replay step). */
+  update(view: MatchView): void;
+  /**
+   * Optional: one move of the log in words, without the player's name (the shell puts it first),
+   * e.g. "steps onto c4 and captures a red cross".  Without it the log shows the engine's text.
+   */
+  describe?(entry: LogEntry): string;
+  /**
+   * Optional: what the end table shows per seat, with its column title, when the observation's
+   * `scores` (or `points`) are not the measure of the game (e.g. cards left in hand).
+   */
+  result?(view: MatchView): { title: string; values: (number | string)[] } | null;
+  /** Called when the language changes; redraw texts. */
+  setLang?(lang: Lang): void;
+  /** Remove listeners, animation loops and WebGL contexts. */
+  destroy(): void;
+}
+
+export interface GameModule {
+  name: string; // the engine's game name: "masker", "maske", "mascarade", "blokus3d"
+  messages: Messages;
+  create(ctx: ViewContext): GameView;
+}

@@ -1,0 +1,409 @@
+/**
+ * The lobby: the games with a short summary of their rules, a form to create a match (options,
+ * each seat: you, another person, or a bot at a level), and the open, running and finished matches
+ * to join, watch or replay.
+ */
+import { api, ApiError, type GameInfo, type OptionInfo, playerName, seats as seatKeys } from "./api";
+import { h } from "./dom";
+import type { Lang, MatchSummary } from "./games/contract";
+import { format } from "./i18n";
+import { botLevel, type AppContext, type Page } from "./match";
+import { RULES } from "./rules";
+
+const BOTS = ["random", "greedy", "easy", "medium", "hard", "expert"];
+const REFRESH_MS = 3000;
+const CLOCKS = [0, 30, 60, 120, 300];
+
+function seatCount(game: GameInfo, options: Record<string, unknown>): number {
+  const players = options.players ?? game.options.find((o) => o.name === "players")?.default;
+  return typeof players === "number" ? players : 2;
+}
+
+/** Options the lobby offers: those with a list of values (or a yes/no); free JSON is for the API. */
+function offered(option: OptionInfo): boolean {
+  return option.type === "bool" || Array.isArray(option.allowed);
+}
+
+export function lobbyPage(root: HTMLElement, app: AppContext): Page {
+  let games: GameInfo[] = [];
+  let matches: MatchSummary[] = [];
+  let chosen = "";
+  let options: Record<string, unknown> = {};
+  let seatKinds: string[] = [];
+  let error = "";
+  let turnSeconds = 0;
+  let timer: number | undefined;
+  const nameInput = h("input", { type: "text", name: "player-name", maxlength: 40, value: playerName.get() });
+
+  const gamesEl = h("section", { class: "games", "aria-label": "games" });
+  const formEl = h("section", { class: "create" });
+  const listEl = h("section", { class: "matches" });
+  root.append(h("div", { class: "lobby" }, h("p", { class: "tagline" }), gamesEl, formEl, listEl));
+
+  function choose(name: string): void {
+    chosen = name;
+    options = {};
+    const game = games.find((g) => g.name === name);
+    seatKinds = game ? defaultSeats(seatCount(game, options)) : [];
+    draw();
+    formEl.scrollIntoView({ block: "nearest" });
+    formEl.querySelector<HTMLElement>("select, input")?.focus();
+  }
+
+  function defaultSeats(n: number): string[] {
+    return Array.from({ length: n }, (_, i) => (i === 0 ? "you" : "random"));
+  }
+
+  function draw(): void {
+    (root.querySelector(".tagline") as HTMLElement).textContent = app.t("tagline");
+    drawGames();
+    drawForm();
+    drawList();
+  }
+
+  function drawGames(): void {
+    const lang = app.lang();
+    gamesEl.replaceChildren(
+      h("h2", {}, t("games")),
+      h(
+        "div",
+        { class: "game-cards" },
+        ...games.map((game) =>
+          h(
+            "article",
+            { class: `game-card${game.name === chosen ? " chosen" : ""}`, "data-game": game.name },
+            h("h3", {}, game.title),
+            h("p", {}, RULES[game.name]?.[lang] ?? ""),
+            h(
+              "button",
+              {
+                type: "button",
+                class: game.name === chosen ? "primary" : "",
+                "aria-pressed": game.name === chosen ? "true" : "false",
+                "data-testid": `choose-${game.name}`,
+                onclick: () => choose(game.name),
+              },
+              t("new_match"),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  function drawForm(): void {
+    const game = games.find((g) => g.name === chosen);
+    if (!game) {
+      formEl.replaceChildren();
+      return;
+    }
+    const fields = game.options.filter(offered).map((option) => optionField(option));
+    const seatFields = seatKinds.map((kind, i) =>
+      h(
+        "label",
+        { class: "field" },
+        h("span", {}, t("seat_n", { n: i + 1 })),
+        h(
+          "select",
+          {
+            name: `seat-${i}`,
+            onchange: (e: Event) => {
+              seatKinds[i] = (e.target as HTMLSelectElement).value;
+            },
+          },
+          h("option", { value: "you", selected: kind === "you" }, t("seat_you")),
+          h("option", { value: "human", selected: kind === "human" }, t("seat_human")),
+          ...BOTS.map((bot) =>
+            h("option", { value: bot, selected: kind === bot }, t("seat_bot", { level: botLevel(app, bot) })),
+          ),
+        ),
+      ),
+    );
+    const name = nameInput; // kept across redraws, so what a person types survives them
+    name.placeholder = t("your_name");
+    const clock = h(
+      "select",
+      {
+        name: "turn-seconds",
+        onchange: (e: Event) => {
+          turnSeconds = Number((e.target as HTMLSelectElement).value);
+        },
+      },
+      ...CLOCKS.map((seconds) =>
+        h(
+          "option",
+          { value: seconds, selected: seconds === turnSeconds },
+          seconds ? t("clock_s", { n: seconds }) : t("clock_none"),
+        ),
+      ),
+    );
+    formEl.replaceChildren(
+      h(
+        "form",
+        {
+          class: "create-form",
+          "data-testid": "create-form",
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void create(game, name.value.trim());
+          },
+        },
+        h("h2", {}, t("create_title", { game: game.title })),
+        h("div", { class: "fields" }, ...fields),
+        h("fieldset", { class: "seats-fields" }, h("legend", {}, t("seats")), ...seatFields),
+        h(
+          "div",
+          { class: "fields" },
+          h("label", { class: "field" }, h("span", {}, t("your_name")), name),
+          h("label", { class: "field", title: t("clock_help") }, h("span", {}, t("clock")), clock),
+        ),
+        error ? h("p", { class: "error", role: "alert" }, error) : null,
+        h("button", { type: "submit", class: "primary", "data-testid": "create" }, t("create")),
+      ),
+    );
+  }
+
+  function optionField(option: OptionInfo): HTMLElement {
+    const value = option.name in options ? options[option.name] : option.default;
+    const label = t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
+    if (option.type === "bool") {
+      return h(
+        "label",
+        { class: "field check", title: option.help },
+        h("input", {
+          type: "checkbox",
+          name: option.name,
+          checked: Boolean(value),
+          onchange: (e: Event) => {
+            options[option.name] = (e.target as HTMLInputElement).checked;
+          },
+        }),
+        h("span", {}, label),
+      );
+    }
+    const allowed = (option.allowed as unknown[]).filter((v) => v !== "custom");
+    return h(
+      "label",
+      { class: "field", title: option.help },
+      h("span", {}, label),
+      h(
+        "select",
+        {
+          name: option.name,
+          onchange: (e: Event) => {
+            const raw = (e.target as HTMLSelectElement).value;
+            const picked = allowed.find((v) => String(v) === raw);
+            options[option.name] = picked;
+            if (option.name === "players") {
+              const n = seatCount(games.find((g) => g.name === chosen)!, options);
+              seatKinds = Array.from({ length: n }, (_, i) => seatKinds[i] ?? "random");
+              drawForm();
+            }
+          },
+        },
+        ...allowed.map((v) =>
+          h("option", { value: String(v), selected: String(v) === String(value) }, optionValue(option, v)),
+        ),
+      ),
+    );
+  }
+
+  function optionValue(option: OptionInfo, value: unknown): string {
+    const key = `val_${option.name}_${String(value)}`;
+    const text = t(key);
+    if (text !== key) return text;
+    if (option.name === "masks" && value === 0) return t("val_default");
+    return String(value);
+  }
+
+  async function create(game: GameInfo, name: string): Promise<void> {
+    error = "";
+    try {
+      const kinds = seatKinds.map((k) => (k === "you" ? "human" : k));
+      const match = await api.create(game.name, options, kinds, turnSeconds);
+      const mine = seatKinds.indexOf("you");
+      if (mine >= 0) {
+        const who = name || t("seat_n", { n: mine + 1 });
+        playerName.set(who);
+        const joined = await api.join(match.id, who, mine);
+        seatKeys.set(match.id, { seat: joined.seat, token: joined.token });
+      }
+      app.navigate(`/match/${match.id}`);
+    } catch (err) {
+      error = err instanceof ApiError ? err.message : String(err);
+      drawForm();
+    }
+  }
+
+  function drawList(): void {
+    const groups: [string, MatchSummary[]][] = [
+      ["open", matches.filter((m) => m.status === "open")],
+      ["running", matches.filter((m) => m.status === "running")],
+      ["finished", matches.filter((m) => m.status === "finished").slice(0, 10)],
+    ];
+    listEl.replaceChildren(
+      h("h2", {}, t("matches")),
+      ...groups.map(([status, list]) =>
+        h(
+          "div",
+          { class: `match-group ${status}`, "data-status": status },
+          h("h3", {}, t(`status_${status}`)),
+          list.length === 0
+            ? h("p", { class: "empty" }, t("none"))
+            : h("ul", { class: "match-list" }, ...list.map((m) => matchItem(m))),
+        ),
+      ),
+    );
+  }
+
+  function matchItem(m: MatchSummary): HTMLElement {
+    const free = m.seats.filter((s) => s.kind === "human" && !s.taken).length;
+    const who = m.seats
+      .map((s) => (s.kind === "human" ? (s.name ?? t("open")) : t("seat_bot", { level: botLevel(app, s.kind) })))
+      .join(", ");
+    const mine = seatKeys.get(m.id) !== null;
+    const action =
+      m.status === "finished"
+        ? t("replay")
+        : mine
+          ? t("resume")
+          : m.status === "open" && free > 0
+            ? t("join")
+            : t("watch");
+    const href = m.status === "finished" ? `/match/${m.id}/replay` : `/match/${m.id}`;
+    return h(
+      "li",
+      { "data-match": m.id },
+      h("a", { href, "data-link": true, class: "button" }, action),
+      " ",
+      h("strong", {}, m.title),
+      " ",
+      h("span", { class: "who" }, who),
+      m.status === "running" ? h("span", { class: "moves" }, ` · ${t("moves_n", { n: m.version })}`) : null,
+    );
+  }
+
+  async function refresh(): Promise<void> {
+    try {
+      matches = await api.matches();
+      drawList();
+    } catch {
+      // the next refresh tries again
+    }
+    timer = window.setTimeout(() => void refresh(), REFRESH_MS);
+  }
+
+  function t(key: string, params?: Record<string, string | number>): string {
+    return lobbyT(app.lang(), key, params) ?? app.t(key, params);
+  }
+
+  void api.games().then((list) => {
+    games = list;
+    draw();
+  });
+  void refresh();
+  draw();
+
+  return {
+    setLang: () => draw(),
+    destroy: () => window.clearTimeout(timer),
+  };
+}
+
+const LOBBY: Record<Lang, Record<string, string>> = {
+  en: {
+    games: "Games",
+    new_match: "New match",
+    create_title: "New match of {game}",
+    seats: "Seats",
+    seat_n: "Seat {n}",
+    seat_you: "You",
+    seat_human: "Another person (open seat)",
+    seat_bot: "{level} bot",
+    your_name: "Your name",
+    create: "Create and play",
+    matches: "Matches",
+    status_open: "Waiting for players",
+    status_running: "Being played",
+    status_finished: "Finished",
+    none: "None.",
+    open: "open seat",
+    replay: "Replay",
+    resume: "Resume",
+    join: "Join",
+    watch: "Watch",
+    moves_n: "{n} moves",
+    opt_players: "Players",
+    opt_variant: "Variant",
+    opt_scoring: "Scoring variant (points)",
+    opt_masks: "Masks",
+    opt_unmasking: "Unmasking at the end",
+    opt_colours_per_player: "Colours per player",
+    opt_two_player_scoring: "Two-player scoring",
+    opt_structure: "Structure",
+    opt_random_first: "Random first colour",
+    val_default: "default",
+    clock: "Turn clock",
+    clock_none: "none",
+    clock_s: "{n} s a turn",
+    clock_help: "When a person's time runs out, a simple bot moves for them.",
+    val_variant_2d: "2D (6×6 grid)",
+    val_variant_3d: "3D (3×3 stacks)",
+    val_structure_A: "A — Tower",
+    val_structure_B: "B — Wall",
+    val_structure_C: "C — Stairs",
+    val_structure_D: "D — Pyramid",
+    val_two_player_scoring_sum: "sum of both colours",
+    val_two_player_scoring_best: "best colour",
+  },
+  fr: {
+    games: "Jeux",
+    new_match: "Nouvelle partie",
+    create_title: "Nouvelle partie de {game}",
+    seats: "Places",
+    seat_n: "Place {n}",
+    seat_you: "Vous",
+    seat_human: "Une autre personne (place libre)",
+    seat_bot: "robot {level}",
+    your_name: "Votre nom",
+    create: "Créer et jouer",
+    matches: "Parties",
+    status_open: "En attente de joueurs",
+    status_running: "En cours",
+    status_finished: "Terminées",
+    none: "Aucune.",
+    open: "place libre",
+    replay: "Revoir",
+    resume: "Reprendre",
+    join: "Rejoindre",
+    watch: "Regarder",
+    moves_n: "{n} coups",
+    opt_players: "Joueurs",
+    opt_variant: "Variante",
+    opt_scoring: "Variante à points",
+    opt_masks: "Masques",
+    opt_unmasking: "Démasquage à la fin",
+    opt_colours_per_player: "Couleurs par joueur",
+    opt_two_player_scoring: "Score à deux",
+    opt_structure: "Structure",
+    opt_random_first: "Première couleur au hasard",
+    val_default: "par défaut",
+    clock: "Pendule",
+    clock_none: "aucune",
+    clock_s: "{n} s par tour",
+    clock_help: "Quand le temps d'une personne est écoulé, un robot simple joue pour elle.",
+    val_variant_2d: "2D (grille 6×6)",
+    val_variant_3d: "3D (piles 3×3)",
+    val_structure_A: "A — Tour",
+    val_structure_B: "B — Mur",
+    val_structure_C: "C — Escalier",
+    val_structure_D: "D — Pyramide",
+    val_two_player_scoring_sum: "somme des deux couleurs",
+    val_two_player_scoring_best: "meilleure couleur",
+  },
+};
+
+function lobbyT(lang: Lang, key: string, params?: Record<string, string | number>): string | null {
+  const text = LOBBY[lang][key] ?? LOBBY.en[key];
+  return text === undefined ? null : format(text, params);
+}

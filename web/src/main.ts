@@ -1,0 +1,80 @@
+/** The single-page app: a top bar (home, language switch) and a router over the lobby, match and replay pages. */
+import "./style.css";
+import { h, s } from "./dom";
+import type { Lang } from "./games/contract";
+import { initialLang, saveLang, SHELL, translator } from "./i18n";
+import { lobbyPage } from "./lobby";
+import { matchPage, type AppContext, type Page } from "./match";
+import { replayPage } from "./replay";
+
+let lang: Lang = initialLang();
+let page: Page | null = null;
+
+const app: AppContext = {
+  lang: () => lang,
+  t: translator(SHELL, () => lang),
+  navigate(path: string) {
+    history.pushState(null, "", path);
+    route();
+  },
+};
+
+const langButton = h("button", {
+  type: "button",
+  class: "lang",
+  "data-testid": "lang",
+  onclick: () => setLang(lang === "en" ? "fr" : "en"),
+});
+const home = h("a", { href: "/", "data-link": true, class: "home" });
+const content = h("div", { class: "content" });
+document.getElementById("app")!.append(h("header", { class: "topbar" }, home, langButton), content);
+
+/** The mark: a small mask. */
+function logo(): SVGSVGElement {
+  return s(
+    "svg",
+    { viewBox: "0 0 32 20", width: 32, height: 20, class: "logo", "aria-hidden": "true" },
+    s("path", { d: "M2 3 Q16 -1 30 3 Q31 14 20 18 Q16 14 12 18 Q1 14 2 3 Z", fill: "#d4a017" }),
+    s("ellipse", { cx: 10, cy: 8, rx: 4, ry: 2.6, fill: "#2b2420" }),
+    s("ellipse", { cx: 22, cy: 8, rx: 4, ry: 2.6, fill: "#2b2420" }),
+  );
+}
+
+function drawBar(): void {
+  document.documentElement.lang = lang;
+  home.replaceChildren(logo(), app.t("title"));
+  langButton.textContent = app.t("lang_switch");
+  langButton.setAttribute("lang", lang === "en" ? "fr" : "en");
+}
+
+function setLang(next: Lang): void {
+  lang = next;
+  saveLang(lang);
+  drawBar();
+  page?.setLang(lang);
+}
+
+function route(): void {
+  page?.destroy();
+  content.replaceChildren();
+  const path = location.pathname;
+  const match = /^\/match\/([0-9a-f]{16})(\/replay)?\/?$/.exec(path);
+  if (match) {
+    page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
+  } else {
+    page = lobbyPage(content, app);
+  }
+  drawBar();
+}
+
+// Links marked data-link stay in the app (no page load).
+document.addEventListener("click", (event) => {
+  const link = (event.target as Element).closest?.("a[data-link]") as HTMLAnchorElement | null;
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  app.navigate(link.getAttribute("href") ?? "/");
+});
+window.addEventListener("popstate", route);
+
+drawBar();
+route();

@@ -1,0 +1,99 @@
+/**
+ * The replay viewer: every step of a match as this seat (or a spectator) could see it, drawn by the
+ * game's own view; step with the buttons, the arrow keys, Home and End.
+ */
+import { api, ApiError, seats } from "./api";
+import { h } from "./dom";
+import type { MatchView } from "./games/contract";
+import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
+
+export function replayPage(root: HTMLElement, matchId: string, app: AppContext): Page {
+  const key = seats.get(matchId);
+  let steps: MatchView[] = [];
+  let index = 0;
+  let error = "";
+
+  const seatName = (seat: number) => seatLabel(app, steps[index]?.match ?? null, seat, key?.seat ?? null);
+  const host = new ViewHost(app, seatName, () => undefined);
+  const title = h("h2", { class: "match-title" });
+  const position = h("span", { class: "replay-position", "data-testid": "replay-position", "aria-live": "polite" });
+  const slider = h("input", {
+    type: "range",
+    min: 0,
+    value: 0,
+    "aria-label": "step",
+    oninput: (e: Event) => go(Number((e.target as HTMLInputElement).value)),
+  });
+  const move = h("p", { class: "replay-move" });
+  const buttons = h("div", { class: "replay-buttons" });
+  const links = h("nav", { class: "match-links" });
+  root.append(
+    h(
+      "div",
+      { class: "match-page replay" },
+      h("div", { class: "match-head" }, title, h("div", { class: "replay-controls" }, buttons, slider, position), move),
+      h("div", { class: "match-body" }, h("main", { class: "board-area" }, host.root), h("aside", { class: "side" }, links)),
+    ),
+  );
+
+  function go(next: number): void {
+    if (steps.length === 0) return;
+    index = Math.max(0, Math.min(steps.length - 1, next));
+    draw();
+  }
+
+  function onKey(event: KeyboardEvent): void {
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    const moves: Record<string, number> = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: steps.length - 1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      go(moves[event.key]);
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  function draw(): void {
+    const view = steps[index];
+    title.textContent = view ? `${view.match.title} — ${app.t("replay")}` : app.t("replay");
+    buttons.replaceChildren(
+      h("button", { type: "button", "data-testid": "replay-first", onclick: () => go(0) }, `⏮ ${app.t("first")}`),
+      h("button", { type: "button", "data-testid": "replay-prev", onclick: () => go(index - 1) }, `◀ ${app.t("prev")}`),
+      h("button", { type: "button", "data-testid": "replay-next", onclick: () => go(index + 1) }, `${app.t("next")} ▶`),
+      h("button", { type: "button", "data-testid": "replay-last", onclick: () => go(steps.length - 1) }, `${app.t("last")} ⏭`),
+    );
+    slider.max = String(Math.max(0, steps.length - 1));
+    slider.value = String(index);
+    position.textContent = error || app.t("step", { n: index, total: Math.max(0, steps.length - 1) });
+    if (view) host.update(view.match.game, view);
+    const last = view?.log.at(-1);
+    move.textContent = last && last.version === view.version ? `${seatName(last.seat)} ${host.describe(last)}` : "";
+    links.replaceChildren(
+      h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
+      h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
+    );
+  }
+
+  api
+    .replay(matchId, key?.token ?? null)
+    .then((list) => {
+      steps = list;
+      index = Math.max(0, list.length - 1);
+      draw();
+    })
+    .catch((err: unknown) => {
+      error = err instanceof ApiError ? err.message : String(err);
+      draw();
+    });
+  draw();
+
+  return {
+    setLang(lang) {
+      host.setLang(lang);
+      draw();
+    },
+    destroy() {
+      document.removeEventListener("keydown", onKey);
+      host.destroy();
+    },
+  };
+}
