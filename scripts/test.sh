@@ -6,7 +6,7 @@ bash scripts/setup.sh dev
 echo "== services (PostgreSQL, Redis on loopback)"
 eval "$(bash scripts/services.sh)"
 echo "== ruff"
-.venv/bin/ruff check src tests benchmarks scripts
+.venv/bin/ruff check src tests benchmarks scripts examples
 echo "== mypy --strict"
 .venv/bin/mypy
 echo "== pytest"

@@ -36,14 +36,6 @@ def observation_space(game: Game, size: int) -> spaces.Dict:
     )
 
 
-def legal_mask(state: State, size: int) -> npt.NDArray[np.int8]:
-    """1 at every legal action id of the current decision."""
-    mask = np.zeros(size, dtype=np.int8)
-    if not state.is_terminal():
-        mask[state.legal_actions()] = 1
-    return mask
-
-
 class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyped base
     """A Masques game as a PettingZoo AEC environment (see the module docstring)."""
 
@@ -146,7 +138,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         seat = self.seat_of[agent]
         vector = self.encoder.encode(state.observation(seat))
         if state.current_player == seat:
-            mask = legal_mask(state, self._num_actions)
+            mask = self.encoder.mask(state)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         return {"observation": vector, "action_mask": mask}

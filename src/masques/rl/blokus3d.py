@@ -4,6 +4,8 @@ the viewer (its first colour first, then in turn order), so one policy serves ev
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..engine import JSON
 from ..games.blokus3d.game import Blokus3DGame
 from ..games.blokus3d.pieces import COLOUR_LETTERS, COLOURS, NUM_PIECES, PIECE_IDS
@@ -33,7 +35,11 @@ class Blokus3DEncoder(Encoder[Blokus3DGame]):
         self.to_move = layout.add("to_move", m)
         self.scores = layout.add("scores", m)
         self.layout = layout
-        self.limit_values = [grid[x][y] / self.levels for y in range(SIDE) for x in range(SIDE)]
+        template = np.zeros(layout.size, dtype=np.float32)
+        template[self.limits : self.limits + SIDE * SIDE] = [
+            grid[x][y] / self.levels for y in range(SIDE) for x in range(SIDE)
+        ]
+        self.template = template
         # per viewer seat: relative index of each colour letter and name
         self.rel: list[dict[str, int]] = []
         for seat in range(game.num_players):
@@ -54,8 +60,8 @@ class Blokus3DEncoder(Encoder[Blokus3DGame]):
             if column
             for z, letter in enumerate(column)
         ]
-        at = list(range(self.limits, self.limits + plane))
-        values = list(self.limit_values)
+        at: list[int] = []
+        values: list[float] = []
         index = self.piece_index
         for info in obs["colours"]:
             r = rel[info["colour"]]

@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import JSON, Game
+from ..engine import JSON, Game, State
 
 Array = npt.NDArray[np.float32]
 G = TypeVar("G", bound=Game)
@@ -58,11 +58,22 @@ class Layout:
         raise KeyError(name)
 
 
+def legal_mask(state: State, size: int) -> npt.NDArray[np.int8]:
+    """1 at every legal action id of the current decision (all zeros once the game is over)."""
+    mask = np.zeros(size, dtype=np.int8)
+    if not state.is_terminal():
+        mask[state.legal_actions()] = 1
+    return mask
+
+
 class Encoder(ABC, Generic[G]):
-    """One game's encoder: ``encode(observation)`` gives a float32 vector of ``size`` values in [0, 1]."""
+    """One game's encoder: ``encode(observation)`` gives a float32 vector of ``size`` values in [0, 1],
+    and ``mask(state)`` the legal-action mask of the current decision."""
 
     game: G
     layout: Layout
+    template: Array | None = None
+    """Values that never change during a game (e.g. Blokus 3D's height limits); zeros elsewhere."""
 
     @property
     def size(self) -> int:
@@ -76,9 +87,16 @@ class Encoder(ABC, Generic[G]):
     def render(self, obs: JSON) -> str:
         """A plain-text picture of a (spectator's) observation."""
 
+    def mask(self, state: State) -> npt.NDArray[np.int8]:
+        """The legal actions of ``state`` as an int8 mask (games with long lists build it faster)."""
+        return legal_mask(state, self.game.num_distinct_actions)
+
     def _array(self, hot: list[int], at: list[int] | None = None, values: list[float] | None = None) -> Array:
-        """Ones at ``hot``, and ``values[k]`` at ``at[k]``; zeros elsewhere."""
-        out = np.zeros(self.layout.size, dtype=np.float32)
+        """Ones at ``hot``, and ``values[k]`` at ``at[k]``; the template's values or zeros elsewhere."""
+        if self.template is not None:
+            out = self.template.copy()
+        else:
+            out = np.zeros(self.layout.size, dtype=np.float32)
         out[hot] = 1.0
         if at:
             out[at] = values

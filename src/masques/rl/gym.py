@@ -23,7 +23,6 @@ from gymnasium import spaces
 
 from ..ai.bots import Bot, make_bot
 from ..engine import JSON, State, load_game
-from .aec import legal_mask
 from .encoders import encoder_for
 from .encoding import Array
 
@@ -136,7 +135,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         """The legal actions now (all zeros once the game is over); built once per position."""
         state = self.position
         if self._mask is None or self._mask[0] != len(state.history):
-            self._mask = (len(state.history), legal_mask(state, self.game.num_distinct_actions))
+            self._mask = (len(state.history), self.encoder.mask(state))
         return self._mask[1]
 
     def render(self) -> str | None:
