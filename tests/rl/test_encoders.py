@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ def positions(name: str, options: dict[str, object], seed: int, every: int = 1) 
     yield state
 
 
-def block(encoder: Encoder[object], vector: np.ndarray, name: str) -> np.ndarray:  # type: ignore[type-var]
+def block(encoder: Encoder[Any], vector: np.ndarray, name: str) -> np.ndarray:
     b = encoder.layout.block(name)
     return vector[b.start : b.stop]
 

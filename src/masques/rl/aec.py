@@ -22,6 +22,7 @@ from pettingzoo import AECEnv
 
 from ..engine import Game, State, load_game
 from .encoders import encoder_for
+from .encoding import RENDER_MODES, check_render_mode
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -41,7 +42,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - the base class declares it so
         "name": "masques_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
     }
 
@@ -50,11 +51,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self.game = load_game(game, options)
         self.encoder = encoder_for(self.game)
         self.metadata = {**self.metadata, "name": f"{self.game.name}_v0"}
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} (got {render_mode!r})"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -144,12 +141,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         return {"observation": vector, "action_mask": mask}
 
     def render(self) -> str | None:
-        """The position in text, as a spectator sees it (``human`` mode prints it too)."""
-        text = self.encoder.render(self.position.observation(None))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        """The position in text, as a spectator sees it (``human`` mode prints it instead)."""
+        return self.encoder.show(self.position, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release: the environment holds only Python objects."""

@@ -66,6 +66,15 @@ def legal_mask(state: State, size: int) -> npt.NDArray[np.int8]:
     return mask
 
 
+RENDER_MODES = ("ansi", "human")
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)} (got {mode!r})")
+    return mode
+
+
 class Encoder(ABC, Generic[G]):
     """One game's encoder: ``encode(observation)`` gives a float32 vector of ``size`` values in [0, 1],
     and ``mask(state)`` the legal-action mask of the current decision."""
@@ -86,6 +95,14 @@ class Encoder(ABC, Generic[G]):
     @abstractmethod
     def render(self, obs: JSON) -> str:
         """A plain-text picture of a (spectator's) observation."""
+
+    def show(self, state: State, mode: str | None) -> str | None:
+        """The position as a spectator sees it, in text; ``human`` mode prints it and returns None."""
+        text = self.render(state.observation(None))
+        if mode == "human":
+            print(text)
+            return None
+        return text
 
     def mask(self, state: State) -> npt.NDArray[np.int8]:
         """The legal actions of ``state`` as an int8 mask (games with long lists build it faster)."""

@@ -24,7 +24,7 @@ from gymnasium import spaces
 from ..ai.bots import Bot, make_bot
 from ..engine import JSON, State, load_game
 from .encoders import encoder_for
-from .encoding import Array
+from .encoding import RENDER_MODES, Array, check_render_mode
 
 ILLEGAL_REWARD = -1.0
 """The reward for an illegal action with ``illegal="lose"``: below any game result."""
@@ -33,7 +33,7 @@ ILLEGAL_REWARD = -1.0
 class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
     """Seat ``seat`` of a game; the other seats are bots (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -52,13 +52,9 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
             raise ValueError(f"seat must be 0..{n - 1} (got {seat})")
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal must be 'raise' or 'lose' (got {illegal!r})")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} (got {render_mode!r})"
-            )
         self.seat = seat
         self.illegal = illegal
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         given = (
             [opponents] * (n - 1)
             if isinstance(opponents, str) or not isinstance(opponents, Sequence)
@@ -139,11 +135,8 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         return self._mask[1]
 
     def render(self) -> str | None:
-        text = self.encoder.render(self.position.observation(None))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        """The position in text, as a spectator sees it (``human`` mode prints it instead)."""
+        return self.encoder.show(self.position, self.render_mode)
 
 
 def gym_env(
