@@ -89,6 +89,21 @@ def test_masker_reach_is_where_the_runner_may_step_and_channel_0_is_ones_own_col
             assert board[:, 0].sum() == obs["colours_on_board"][obs["your_colour"]]
 
 
+@pytest.mark.parametrize("variant", ["2d", "3d"])
+def test_masker_around_counts_the_tops_next_to_each_cell(variant: str) -> None:
+    game = load_game("masker", {"variant": variant, "players": 3})
+    encoder = encoder_for(game)
+    for state in positions("masker", {"variant": variant, "players": 3}, seed=7, every=2):
+        obs = state.observation(1)
+        around = block(encoder, encoder.encode(obs), "around").reshape(game.cells, 7)
+        mine = obs["your_colour"]
+        for cell, near in enumerate(game.neighbours):  # type: ignore[attr-defined]
+            tops = [obs["stacks"][n][-1] for n in near if obs["stacks"][n]]
+            assert around[cell, 0] * 4 == tops.count(mine)
+            assert around[cell, 5] * 4 == tops.count("white")
+            assert around[cell].sum() * 4 == len(tops)
+
+
 def test_mascarade_hand_is_the_viewers_own() -> None:
     encoder = encoder_for(load_game("mascarade"))
     for state in positions("mascarade", {}, seed=4, every=4):

@@ -8,6 +8,8 @@ they might be, never as theirs.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..engine import JSON
 from ..games.masker.game import CODE_NAMES, COLOURS, MAX_STEPS, NUM_COLOURS, MaskerGame
 from .encoding import Array, Encoder, Layout, rank_of
@@ -19,7 +21,8 @@ COLOUR_COUNT = 6
 
 
 class MaskerEncoder(Encoder[MaskerGame]):
-    """Blocks: board (cell x level x code), reach (cells the runner may step to now), piles (seat x
+    """Blocks: board (cell x level x code), reach (cells the runner may step to now), around (cell x
+    code: the codes on top of the cell's orthogonal neighbours, / 4), piles (seat x
     code, counts / most possible), held (seat, / capacity), on_board (code), out (seat), out_colours
     (colour), to_move (seat), steps (0..3), flags (free step, completing, to_fill / capacity)."""
 
@@ -29,6 +32,7 @@ class MaskerEncoder(Encoder[MaskerGame]):
         layout = Layout()
         self.board = layout.add("board", game.cells * game.height * CODES)
         self.reach = layout.add("reach", game.cells)
+        self.around = layout.add("around", game.cells * CODES)
         self.piles = layout.add("piles", n * PILE_CODES)
         self.held = layout.add("held", n)
         self.on_board = layout.add("on_board", PILE_CODES)
@@ -52,6 +56,11 @@ class MaskerEncoder(Encoder[MaskerGame]):
             for cell in range(game.cells)
         ]
         self.flat_bases = [b[0] for b in self.bases]
+        # around = adjacency (scaled) @ one-hot of each cell's top code; row CODES is an empty cell
+        self.top_rows = np.vstack([np.eye(CODES, dtype=np.float32), np.zeros((1, CODES), np.float32)])
+        self.adjacency = np.zeros((game.cells, game.cells), dtype=np.float32)
+        for cell, near in enumerate(game.neighbours):
+            self.adjacency[cell, list(near)] = 0.25
         self.ranks = [rank_of(seat, n) for seat in range(n)]
         self.scale = [1.0 / COLOUR_COUNT] * NUM_COLOURS + [1.0 / WHITE_COUNT]
 
@@ -109,7 +118,10 @@ class MaskerEncoder(Encoder[MaskerGame]):
             hot.append(self.flags + 1)
             at.append(self.flags + 2)
             values.append(obs["to_fill"] / capacity)
-        return self._array(hot, at, values)
+        out = self._array(hot, at, values)
+        tops = self.top_rows[[rel[stack[-1]] if stack else CODES for stack in stacks]]
+        out[self.around : self.around + game.cells * CODES] = (self.adjacency @ tops).ravel()
+        return out
 
     def render(self, obs: JSON) -> str:
         game = self.game
