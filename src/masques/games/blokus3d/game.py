@@ -441,11 +441,12 @@ class Blokus3DState(State):
         layer = self.geo.layer
         columns = [[""] * h for h in self.heights]
         for letter, bits in zip(COLOUR_LETTERS, self.colour_bits, strict=False):
-            while bits:  # one step per cube rather than per cell, level and colour
-                low = bits & -bits
+            rest = bits
+            while rest:  # one step per cube rather than per cell, level and colour
+                low = rest & -rest
                 z, cell = divmod(low.bit_length() - 1, layer)
                 columns[cell][z] = letter
-                bits ^= low
+                rest ^= low
         rows = [["" for _ in range(BOARD_SIZE)] for _ in range(BOARD_SIZE)]
         for square, column in zip(self.geo.cell_square, columns, strict=True):
             rows[square // BOARD_SIZE][square % BOARD_SIZE] = "".join(column)
