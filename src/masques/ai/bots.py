@@ -34,6 +34,8 @@ class RandomBot:
     """Uniformly random among the legal actions: the baseline every other bot must beat."""
 
     name = "random"
+    reads_observations = False
+    """It looks at nothing but the legal actions, so callers may skip building its observations."""
 
     def act(
         self,

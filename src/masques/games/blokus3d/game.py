@@ -392,7 +392,9 @@ class Blokus3DState(State):
 
     def scores(self) -> list[float]:
         """Per seat; B3-9 with two colours each: their sum, or the better one with 'best'."""
-        by_colour = self.colour_scores()
+        return self._seat_scores(self.colour_scores())
+
+    def _seat_scores(self, by_colour: list[int]) -> list[float]:
         game = self.game
         if game.colours_in_play == game.num_players:
             return [float(s) for s in by_colour]
@@ -436,17 +438,18 @@ class Blokus3DState(State):
 
     def stacks(self) -> list[list[str]]:
         """``stacks[y][x]``: colour letters of the column's cubes, bottom to top."""
-        geo = self.geo
+        layer = self.geo.layer
+        columns = [[""] * h for h in self.heights]
+        for letter, bits in zip(COLOUR_LETTERS, self.colour_bits, strict=False):
+            rest = bits
+            while rest:  # one step per cube rather than per cell, level and colour
+                low = rest & -rest
+                z, cell = divmod(low.bit_length() - 1, layer)
+                columns[cell][z] = letter
+                rest ^= low
         rows = [["" for _ in range(BOARD_SIZE)] for _ in range(BOARD_SIZE)]
-        for cell, square in enumerate(geo.cell_square):
-            letters = []
-            for z in range(self.heights[cell]):
-                b = 1 << (cell + geo.layer * z)
-                for colour, bits in enumerate(self.colour_bits):
-                    if bits & b:
-                        letters.append(COLOUR_LETTERS[colour])
-                        break
-            rows[square // BOARD_SIZE][square % BOARD_SIZE] = "".join(letters)
+        for square, column in zip(self.geo.cell_square, columns, strict=True):
+            rows[square // BOARD_SIZE][square % BOARD_SIZE] = "".join(column)
         return rows
 
     def observation(self, seat: int | None) -> JSON:
@@ -488,7 +491,7 @@ class Blokus3DState(State):
             "moves": list(self.history),
             "last_move": self.action_to_str(self.history[-1]) if self.history else None,
             "terminal": self.is_terminal(),
-            "scores": self.scores(),
+            "scores": self._seat_scores(scores),
         }
         if self.is_terminal():
             obs["winners"] = self.winners()

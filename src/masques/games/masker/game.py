@@ -473,7 +473,11 @@ class MaskerState(State):
             "partner": None if seat is None or game.num_players != 4 else (seat + 2) % 4,
             "rows": game.rows,
             "cols": game.cols,
-            "stacks": [[CODE_NAMES[c] for c in stack] for stack in self.stacks],
+            # one-cross stacks (all of 2D) without an inner loop: observations are built every step
+            "stacks": [
+                [CODE_NAMES[stack[0]]] if len(stack) == 1 else [CODE_NAMES[c] for c in stack]
+                for stack in self.stacks
+            ],
             "runner": self.runner,
             "colours_on_board": {CODE_NAMES[c]: self.on_board[c] for c in range(WHITE + 1)},
             "piles": [[CODE_NAMES[c] for c in pile] for pile in self.piles],

@@ -1,0 +1,17 @@
+"""Reinforcement-learning environments for every game (extra ``masques[rl]``).
+
+* :func:`aec_env` — PettingZoo AEC, one agent per seat (``masker_v0``, ``maske_v0``,
+  ``mascarade_v0``, ``blokus3d_v0``);
+* :func:`gym_env` — Gymnasium, one seat against Masques bots (also ``masques/<game>-v0``).
+
+Observations are encoded from a seat's own observation dict only (``encoders``), so what a seat may
+not see never reaches a policy.  This layer uses the engine, the games and the bots; nothing else
+in masques imports it.
+"""
+
+from .aec import MasquesAECEnv, aec_env
+from .gym import MasquesGymEnv, gym_env, register_all
+
+register_all()
+
+__all__ = ["MasquesAECEnv", "MasquesGymEnv", "aec_env", "gym_env", "register_all"]

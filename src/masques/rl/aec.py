@@ -1,0 +1,154 @@
+"""PettingZoo AEC environments for the four games (``masker_v0``, ``maske_v0``, ``mascarade_v0``,
+``blokus3d_v0``).
+
+One agent per seat, ``player_0`` .. ``player_{n-1}``; the agent to act is the state's current player,
+so a seat may act several times in a row (Masker's steps, Maske's auctions) and turn order follows
+the rules, not a fixed cycle.  An observation is ``{"observation": float32 vector, "action_mask":
+int8 vector}``: the vector is the game's encoder applied to that seat's own observation, and the mask
+marks the legal action ids when it is that seat's turn (all zeros otherwise).  Rewards are zero until
+the game ends, then each seat gets the game's returns (winners share 1).  An illegal action raises the
+engine's :class:`~masques.engine.ActionError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..engine import Game, State, load_game
+from .encoders import encoder_for
+from .encoding import RENDER_MODES, check_render_mode
+
+Observation = dict[str, npt.NDArray[Any]]
+
+
+def observation_space(game: Game, size: int) -> spaces.Dict:
+    """The declared space: the encoder's vector in [0, 1] and the int8 legal-action mask."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (game.num_distinct_actions,), np.int8),
+        }
+    )
+
+
+class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyped base
+    """A Masques game as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - the base class declares it so
+        "name": "masques_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, game: str, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        self.game = load_game(game, options)
+        self.encoder = encoder_for(self.game)
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_v0"}
+        self.render_mode = check_render_mode(render_mode)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            a: observation_space(self.game, self.encoder.size) for a in self.possible_agents
+        }
+        self.action_spaces = {
+            a: spaces.Discrete(self.game.num_distinct_actions) for a in self.possible_agents
+        }
+        self._num_actions = self.game.num_distinct_actions
+        self._seeds = random.Random()
+        self.state_: State | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # -- episodes -------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game.  With ``seed`` it is the engine's game of that seed; without one, the next seed
+        drawn from the last seed given (or from the system's randomness before any)."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.randrange(2**31)
+        self.load(self.game.new_initial_state(game_seed))
+
+    def load(self, state: State) -> None:
+        """Start the episode from a given position (tests, curricula); the position is not copied."""
+        if state.game.name != self.game.name or state.game.options != self.game.options:
+            raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
+        self.state_ = state
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        if state.is_terminal():
+            self._finish(self.agents[0])
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+
+    @property
+    def position(self) -> State:
+        """The current game state (the true one, hidden parts included: not for agents)."""
+        if self.state_ is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state_
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
+        state = self.position
+        state.apply(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        if state.is_terminal():
+            self._finish(agent)
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+
+    def _finish(self, last: str) -> None:
+        returns = self.position.returns()
+        for agent, value in zip(self.possible_agents, returns, strict=True):
+            self.rewards[agent] = float(value)
+            self.terminations[agent] = True
+        self._accumulate_rewards()
+        self.agent_selection = last
+
+    # -- views ----------------------------------------------------------------------------------
+    def observe(self, agent: str) -> Observation:
+        state = self.position
+        seat = self.seat_of[agent]
+        vector = self.encoder.encode(state.observation(seat))
+        if state.current_player == seat:
+            mask = self.encoder.mask(state)
+        else:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+        return {"observation": vector, "action_mask": mask}
+
+    def render(self) -> str | None:
+        """The position in text, as a spectator sees it (``human`` mode prints it instead)."""
+        return self.encoder.show(self.position, self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release: the environment holds only Python objects."""
+
+
+def aec_env(game: str, render_mode: str | None = None, **options: Any) -> MasquesAECEnv:
+    """The AEC environment of ``game`` (masker, maske, mascarade, blokus3d) with the game's options,
+    e.g. ``aec_env("masker", players=3, variant="3d")``."""
+    return MasquesAECEnv(game, render_mode=render_mode, **options)

@@ -1,0 +1,98 @@
+"""Mascarade's encoder: the layout (each placed card as its five features), the viewer's hand, and
+the public counts (hand sizes, pool, scores, forced draws), seen by one seat."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import JSON
+from ..games.mascarade.game import CARDS, FEATURES, NUM_CARDS, SIZE, MascaradeGame
+from .encoding import Array, Encoder, Layout, rank_of
+
+VALUES: tuple[tuple[str, ...], ...] = tuple(
+    tuple(sorted({getattr(card, feature) for card in CARDS})) for feature in FEATURES
+)
+"""Each feature's values, in a fixed order."""
+SQUARE_WIDTH = 1 + sum(len(v) for v in VALUES)  # occupied, then one-hot per feature
+MAX_POINTS = 2 * SIZE * (SIZE - 1) * len(FEATURES)
+"""MC-9: points come from pairs of neighbouring cards, at most five per pair, each pair counted once."""
+
+
+def card_row(card: int) -> list[float]:
+    row = [1.0] + [0.0] * (SQUARE_WIDTH - 1)
+    offset = 1
+    for feature, values in zip(FEATURES, VALUES, strict=True):
+        row[offset + values.index(getattr(CARDS[card], feature))] = 1.0
+        offset += len(values)
+    return row
+
+
+CARD_ROWS = np.array([card_row(c) for c in range(NUM_CARDS)] + [[0.0] * SQUARE_WIDTH], dtype=np.float32)
+"""Row ``c``: card c as a square's encoding; the last row is an empty square."""
+EMPTY = NUM_CARDS
+
+
+class MascaradeEncoder(Encoder[MascaradeGame]):
+    """Blocks: board (square x [occupied, features one-hot]), hand (card), hand_sizes (seat, / 100),
+    pool (/ 100), scores (seat, / most possible), draws (seat, / 100), to_move (seat), flags (drew
+    this turn, scoring variant), empty_passes (/ players)."""
+
+    def __init__(self, game: MascaradeGame) -> None:
+        self.game = game
+        n = game.num_players
+        layout = Layout()
+        self.board = layout.add("board", SIZE * SIZE * SQUARE_WIDTH)
+        self.hand = layout.add("hand", NUM_CARDS)
+        self.hand_sizes = layout.add("hand_sizes", n)
+        self.pool = layout.add("pool", 1)
+        self.scores = layout.add("scores", n)
+        self.draws = layout.add("draws", n)
+        self.to_move = layout.add("to_move", n)
+        self.flags = layout.add("flags", 2)
+        self.empty_passes = layout.add("empty_passes", 1)
+        self.layout = layout
+        self.ranks = [rank_of(seat, n) for seat in range(n)]
+
+    def encode(self, obs: JSON) -> Array:
+        n = self.game.num_players
+        rank = self.ranks[obs["seat"]]
+        hand = self.hand
+        hot = [hand + c for c in obs["hand"]]
+        at: list[int] = []
+        values: list[float] = []
+        for s in range(n):
+            r = rank[s]
+            at += (self.hand_sizes + r, self.scores + r, self.draws + r)
+            values += (
+                obs["hand_sizes"][s] / NUM_CARDS,
+                obs["scores"][s] / MAX_POINTS,
+                obs["draws"][s] / NUM_CARDS,
+            )
+        at += (self.pool, self.empty_passes)
+        values += (obs["pool_size"] / NUM_CARDS, obs["empty_passes"] / n)
+        if obs["to_move"] is not None:
+            hot.append(self.to_move + rank[obs["to_move"]])
+        if obs["drew_this_turn"]:
+            hot.append(self.flags)
+        if obs["scoring"]:
+            hot.append(self.flags + 1)
+        out = self._array(hot, at, values)
+        cards = [EMPTY] * (SIZE * SIZE)
+        for p in obs["placed"]:
+            cards[p["square"]] = p["card"]
+        out[: self.hand] = CARD_ROWS[cards].ravel()
+        return out
+
+    def render(self, obs: JSON) -> str:
+        grid = [["  ." for _ in range(SIZE)] for _ in range(SIZE)]
+        for p in obs["placed"]:
+            grid[p["square"] // SIZE][p["square"] % SIZE] = f"{p['card']:3d}"
+        lines = [f"{r + 1:2d} " + "".join(row) for r, row in enumerate(grid)]
+        lines.append("   " + "".join(f"  {f}" for f in "abcdefghij"))
+        sizes = ", ".join(f"seat {s}: {k}" for s, k in enumerate(obs["hand_sizes"]))
+        lines.append(f"cards in hand {sizes}; pool {obs['pool_size']}; scores {obs['scores']}")
+        if obs["terminal"]:
+            lines.append(f"game over; winners {obs['winners']}")
+        else:
+            lines.append(f"seat {obs['to_move']} to move")
+        return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""The Gymnasium environment: Gymnasium's checker, play against bots to the end, masks, rewards."""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from masques.ai.bots import RandomBot
+from masques.engine import IllegalActionError, game_names
+from masques.rl import gym_env
+from masques.rl.gym import ILLEGAL_REWARD
+
+SMALL = {
+    "masker": {},
+    "mascarade": {"players": 2},
+    "maske": {"players": 3, "masks": 2},
+    "blokus3d": {"players": 2},
+}
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_gymnasium_env_checker(name: str) -> None:
+    # The checker steps with unmasked random actions, which "lose" turns into a finished episode.
+    env = gymnasium.make(f"masques/{name}-v0", opponents="random", illegal="lose", **SMALL[name])
+    check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_seat_plays_to_the_end_against_bots(name: str, seat: int) -> None:
+    env = gym_env(name, seat=seat, opponents="random", **SMALL[name])
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    total = 0.0
+    done = False
+    while not done:
+        state = env.position
+        assert state.current_player == seat
+        assert env.observation_space.contains(obs)
+        assert np.flatnonzero(info["action_mask"]).tolist() == state.legal_actions()
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, done, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
+        assert not truncated
+        total += reward
+        assert reward == 0.0 or done
+    assert env.position.is_terminal()
+    assert total == env.position.returns()[seat]
+    assert not info["action_mask"].any()
+
+
+def test_greedy_opponents_by_default_and_one_kind_per_seat() -> None:
+    env = gym_env("masker", players=3)
+    assert [b.name for b in env.bots.values()] == ["greedy", "greedy"]
+    mixed = gym_env("masker", seat=1, opponents=["random", RandomBot()], players=3)
+    assert sorted(mixed.bots) == [0, 2]
+    with pytest.raises(ValueError, match="2 opponents"):
+        gym_env("masker", opponents=["random"], players=3)
+    with pytest.raises(ValueError, match="seat"):
+        gym_env("masker", seat=2)
+
+
+def test_same_seed_same_episode() -> None:
+    def run() -> list[int]:
+        env = gym_env("mascarade", opponents="greedy", players=2)
+        _, info = env.reset(seed=9)
+        pick = random.Random(0)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"]).tolist()
+            _, _, done, _, info = env.step(pick.choice(legal))
+        return list(env.position.history)
+
+    assert run() == run()
+
+
+def test_an_illegal_action_raises_or_loses() -> None:
+    env = gym_env("masker", opponents="random")
+    env.reset(seed=1)
+    illegal = next(a for a in range(41) if not env.position.is_legal(a))
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    losing = gym_env("masker", opponents="random", illegal="lose")
+    losing.reset(seed=1)
+    _, reward, done, _, info = losing.step(illegal)
+    assert (reward, done, info["illegal"]) == (ILLEGAL_REWARD, True, True)
