@@ -63,6 +63,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         }
         self._num_actions = self.game.num_distinct_actions
         self._seeds = random.Random()
+        self.tracker = self.encoder.tracker()
         self.state_: State | None = None
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -87,6 +88,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         if state.game.name != self.game.name or state.game.options != self.game.options:
             raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
         self.state_ = state
+        self.tracker.forget()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -131,14 +133,16 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
 
     # -- views ----------------------------------------------------------------------------------
     def observe(self, agent: str) -> Observation:
-        state = self.position
+        """The agent's vector (the encoder's fast path) and mask, both new arrays the caller owns."""
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
         seat = self.seat_of[agent]
-        vector = self.encoder.encode(state.observation(seat))
         if state.current_player == seat:
             mask = self.encoder.mask(state)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
-        return {"observation": vector, "action_mask": mask}
+        return {"observation": self.tracker.vector(state, seat), "action_mask": mask}
 
     def render(self) -> str | None:
         """The position in text, as a spectator sees it (``human`` mode prints it instead)."""

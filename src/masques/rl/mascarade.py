@@ -6,8 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import JSON
-from ..games.mascarade.game import CARDS, FEATURES, NUM_CARDS, SIZE, MascaradeGame
-from .encoding import Array, Encoder, Layout, rank_of
+from ..games.mascarade.game import (
+    CARDS,
+    FEATURES,
+    NUM_CARDS,
+    PASS,
+    SIZE,
+    SQUARES,
+    MascaradeGame,
+    MascaradeState,
+    cards_of,
+)
+from .encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 
 VALUES: tuple[tuple[str, ...], ...] = tuple(
     tuple(sorted({getattr(card, feature) for card in CARDS})) for feature in FEATURES
@@ -38,7 +48,7 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
     this turn, scoring variant), empty_passes (/ players)."""
 
     def __init__(self, game: MascaradeGame) -> None:
-        self.game = game
+        super().__init__(game)
         n = game.num_players
         layout = Layout()
         self.board = layout.add("board", SIZE * SIZE * SQUARE_WIDTH)
@@ -52,6 +62,31 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         self.empty_passes = layout.add("empty_passes", 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
+        self.views = [self._view_index(seat) for seat in range(n)]
+
+    def _view_index(self, seat: int) -> Index:
+        seats = relative_seats(seat, self.game.num_players)
+        index = np.arange(self.layout.size)
+        for block in (self.hand_sizes, self.scores, self.draws, self.to_move):
+            remap(index, block, (len(seats),), 0, seats)
+        return index
+
+    def tracker(self) -> MascaradeTracker:
+        return MascaradeTracker(self)
+
+    def mask(self, state: MascaradeState) -> Mask:  # type: ignore[override]
+        """Straight from the hand and the cards each open square allows (no sorted list)."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
+        if state.over:
+            return mask
+        hand = state.hands[state.player]
+        legal = [
+            card * SQUARES + square
+            for square, allowed in state.allowed.items()
+            for card in cards_of(allowed & hand)
+        ]
+        mask[legal or PASS] = 1
+        return mask
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -96,3 +131,44 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         else:
             lines.append(f"seat {obs['to_move']} to move")
         return "\n".join(lines)
+
+
+class MascaradeTracker(Tracker[MascaradeState]):
+    """Mascarade's fast path: placed cards are added to the board as they come; the counts are
+    rewritten each time (a dozen values); a seat's view adds its own hand, MC-3's one private fact."""
+
+    def __init__(self, encoder: MascaradeEncoder) -> None:
+        super().__init__(encoder.size)
+        self.enc = encoder
+        self.placed = 0
+
+    def rebuild(self, state: MascaradeState) -> None:
+        self.placed = 0
+        self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
+        self._sync(state)
+
+    def advance(self, state: MascaradeState, action: int) -> bool:
+        self._sync(state)
+        return True
+
+    def _sync(self, state: MascaradeState) -> None:
+        enc, base, cells = self.enc, self.base, self.cells
+        n = enc.game.num_players
+        for card, square, _ in state.placed[self.placed :]:
+            base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
+        self.placed = len(state.placed)
+        for s in range(n):
+            cells[enc.hand_sizes + s] = state.hands[s].bit_count() / NUM_CARDS
+            cells[enc.scores + s] = state.scores_[s] / MAX_POINTS
+            cells[enc.draws + s] = state.draws[s] / NUM_CARDS
+            cells[enc.to_move + s] = float(s == state.player and not state.over)
+        cells[enc.pool] = len(state.pool) / NUM_CARDS
+        cells[enc.empty_passes] = state.empty_passes / n
+        cells[enc.flags] = float(state.drew_this_turn)
+
+    def view(self, state: MascaradeState, seat: int) -> Array:
+        out = self.base.take(self.enc.views[seat])
+        hand = self.enc.hand
+        for card in cards_of(state.hands[seat]):  # the seat's own hand (MC-3)
+            out[hand + card] = 1.0
+        return out
