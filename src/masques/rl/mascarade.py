@@ -15,7 +15,6 @@ from ..games.mascarade.game import (
     SQUARES,
     MascaradeGame,
     MascaradeState,
-    cards_of,
 )
 from .encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 
@@ -62,7 +61,10 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         self.empty_passes = layout.add("empty_passes", 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
-        self.views = [self._view_index(seat) for seat in range(n)]
+        # only the blocks from hand_sizes to to_move are turned to a viewer: a view copies the base
+        # and takes just that span
+        self.span = (self.hand_sizes, self.to_move + n)
+        self.views = [self._view_index(seat)[self.hand_sizes : self.to_move + n] for seat in range(n)]
 
     def _view_index(self, seat: int) -> Index:
         seats = relative_seats(seat, self.game.num_players)
@@ -75,18 +77,22 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         return MascaradeTracker(self)
 
     def mask(self, state: MascaradeState) -> Mask:  # type: ignore[override]
-        """Straight from the hand and the cards each open square allows (no sorted list)."""
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        if state.over:
-            return mask
-        hand = state.hands[state.player]
-        legal = [
-            card * SQUARES + square
-            for square, allowed in state.allowed.items()
-            for card in cards_of(allowed & hand)
-        ]
-        mask[legal or PASS] = 1
-        return mask
+        """Straight from the hand and the cards each open square allows, written byte by byte into
+        the mask's memory (no sorted list, no index array)."""
+        marks = bytearray(self.game.num_distinct_actions)
+        if not state.over:
+            hand = state.hands[state.player]
+            found = False
+            for square, allowed in state.allowed.items():
+                fits = allowed & hand
+                while fits:
+                    low = fits & -fits
+                    marks[(low.bit_length() - 1) * SQUARES + square] = 1
+                    fits ^= low
+                    found = True
+            if not found:
+                marks[PASS] = 1
+        return np.frombuffer(marks, dtype=np.int8)  # writable: the array holds the bytearray
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -134,16 +140,22 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
 
 
 class MascaradeTracker(Tracker[MascaradeState]):
-    """Mascarade's fast path: placed cards are added to the board as they come; the counts are
-    rewritten each time (a dozen values); a seat's view adds its own hand, MC-3's one private fact."""
+    """Mascarade's fast path: placed cards are added to the board as they come, the counts rewritten
+    when they change; a seat's view adds its own hand, MC-3's one private fact."""
 
     def __init__(self, encoder: MascaradeEncoder) -> None:
         super().__init__(encoder.size)
         self.enc = encoder
         self.placed = 0
+        self.sizes: list[int] = []
+        self.scores: list[int] = []
+        self.draws: list[int] = []
+        self.turn = (0, False, 0, False)
 
     def rebuild(self, state: MascaradeState) -> None:
         self.placed = 0
+        self.sizes, self.scores, self.draws = [], [], []
+        self.turn = (-1, False, -1, False)
         self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
         self._sync(state)
 
@@ -153,22 +165,41 @@ class MascaradeTracker(Tracker[MascaradeState]):
 
     def _sync(self, state: MascaradeState) -> None:
         enc, base, cells = self.enc, self.base, self.cells
-        n = enc.game.num_players
         for card, square, _ in state.placed[self.placed :]:
             base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
         self.placed = len(state.placed)
-        for s in range(n):
-            cells[enc.hand_sizes + s] = state.hands[s].bit_count() / NUM_CARDS
-            cells[enc.scores + s] = state.scores_[s] / MAX_POINTS
-            cells[enc.draws + s] = state.draws[s] / NUM_CARDS
-            cells[enc.to_move + s] = float(s == state.player and not state.over)
-        cells[enc.pool] = len(state.pool) / NUM_CARDS
-        cells[enc.empty_passes] = state.empty_passes / n
-        cells[enc.flags] = float(state.drew_this_turn)
+        sizes = [hand.bit_count() for hand in state.hands]  # public: hand sizes, not hands
+        if sizes != self.sizes:
+            for s, size in enumerate(sizes):
+                cells[enc.hand_sizes + s] = size / NUM_CARDS
+            self.sizes = sizes
+        if state.scores_ != self.scores:
+            for s, score in enumerate(state.scores_):
+                cells[enc.scores + s] = score / MAX_POINTS
+            self.scores = state.scores_.copy()
+        if state.draws != self.draws:
+            for s, draws in enumerate(state.draws):
+                cells[enc.draws + s] = draws / NUM_CARDS
+            self.draws = state.draws.copy()
+        turn = (state.player, state.over, len(state.pool), state.drew_this_turn)
+        if turn != self.turn:
+            if self.turn[0] >= 0 and not self.turn[1]:
+                cells[enc.to_move + self.turn[0]] = 0.0
+            if not state.over:
+                cells[enc.to_move + state.player] = 1.0
+            cells[enc.pool] = len(state.pool) / NUM_CARDS
+            cells[enc.flags] = float(state.drew_this_turn)
+            self.turn = turn
+        cells[enc.empty_passes] = state.empty_passes / enc.game.num_players
 
     def view(self, state: MascaradeState, seat: int) -> Array:
-        out = self.base.take(self.enc.views[seat])
-        hand = self.enc.hand
-        for card in cards_of(state.hands[seat]):  # the seat's own hand (MC-3)
-            out[hand + card] = 1.0
+        enc = self.enc
+        out = self.base.copy()
+        start, stop = enc.span
+        out[start:stop] = self.base.take(enc.views[seat])
+        hand, fits = enc.hand, state.hands[seat]  # the seat's own hand (MC-3)
+        while fits:
+            low = fits & -fits
+            out[hand + low.bit_length() - 1] = 1.0
+            fits ^= low
         return out

@@ -198,18 +198,16 @@ class MaskerTracker(Tracker[MaskerState]):
         self.eliminations = 0
 
     def rebuild(self, state: MaskerState) -> None:
-        enc, base = self.enc, self.base
+        enc, base, game = self.enc, self.base, self.game
         stacks = state.stacks
-        base[
-            [
-                b + code
-                for bases, stack in zip(enc.bases, stacks, strict=True)
-                for b, code in zip(bases, stack, strict=False)
-            ]
-        ] = 1.0
+        rows = enc.top_rows  # row k: code k one-hot; row CODES: nothing
+        height = game.height
+        levels = [stack[z] if z < len(stack) else CODES for stack in stacks for z in range(height)]
+        board = rows[levels]
+        base[enc.board : enc.board + board.size] = board.ravel()
         self.tops = [stack[-1] if stack else -1 for stack in stacks]
-        tops = enc.top_rows[[top if top >= 0 else CODES for top in self.tops]]
-        base[enc.around : enc.around + self.game.cells * CODES] = (enc.adjacency @ tops).ravel()
+        tops = board if height == 1 else rows[[t if t >= 0 else CODES for t in self.tops]]
+        base[enc.around : enc.around + game.cells * CODES] = (enc.adjacency @ tops).ravel()
         cells, scale = self.cells, enc.scale
         for code in range(PILE_CODES):
             cells[enc.on_board + code] = state.on_board[code] * scale[code]
