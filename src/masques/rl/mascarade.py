@@ -3,6 +3,8 @@ the public counts (hand sizes, pool, scores, forced draws), seen by one seat."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..engine import JSON
@@ -16,7 +18,7 @@ from ..games.mascarade.game import (
     MascaradeGame,
     MascaradeState,
 )
-from .encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
+from .encoding import Array, Cells, Encoder, Layout, Mask, Tracker, rank_of, relative_seats
 
 VALUES: tuple[tuple[str, ...], ...] = tuple(
     tuple(sorted({getattr(card, feature) for card in CARDS})) for feature in FEATURES
@@ -61,17 +63,7 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         self.empty_passes = layout.add("empty_passes", 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
-        # only the blocks from hand_sizes to to_move are turned to a viewer: a view copies the base
-        # and takes just that span
-        self.span = (self.hand_sizes, self.to_move + n)
-        self.views = [self._view_index(seat)[self.hand_sizes : self.to_move + n] for seat in range(n)]
-
-    def _view_index(self, seat: int) -> Index:
-        seats = relative_seats(seat, self.game.num_players)
-        index = np.arange(self.layout.size)
-        for block in (self.hand_sizes, self.scores, self.draws, self.to_move):
-            remap(index, block, (len(seats),), 0, seats)
-        return index
+        self.seats = [relative_seats(seat, n) for seat in range(n)]
 
     def tracker(self) -> MascaradeTracker:
         return MascaradeTracker(self)
@@ -140,22 +132,21 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
 
 
 class MascaradeTracker(Tracker[MascaradeState]):
-    """Mascarade's fast path: placed cards are added to the board as they come, the counts rewritten
-    when they change; a seat's view adds its own hand, MC-3's one private fact."""
+    """Mascarade's fast path: placed cards are added to the board as they come.  The few per-seat
+    counts are kept as Python numbers and written into each view in the viewer's seat order, with the
+    viewer's own hand, MC-3's one private fact (cheaper than permuting the whole vector)."""
 
     def __init__(self, encoder: MascaradeEncoder) -> None:
         super().__init__(encoder.size)
         self.enc = encoder
         self.placed = 0
-        self.sizes: list[int] = []
-        self.scores: list[int] = []
-        self.draws: list[int] = []
-        self.turn = (0, False, 0, False)
+        self.counts: list[tuple[float, float, float]] = []  # per seat: hand size, score, draws, scaled
+        self.to_move = -1
+        self.turn = (0, 0, False)
 
     def rebuild(self, state: MascaradeState) -> None:
         self.placed = 0
-        self.sizes, self.scores, self.draws = [], [], []
-        self.turn = (-1, False, -1, False)
+        self.turn = (-1, -1, False)
         self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
         self._sync(state)
 
@@ -164,42 +155,38 @@ class MascaradeTracker(Tracker[MascaradeState]):
         return True
 
     def _sync(self, state: MascaradeState) -> None:
-        enc, base, cells = self.enc, self.base, self.cells
-        for card, square, _ in state.placed[self.placed :]:
-            base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
-        self.placed = len(state.placed)
-        sizes = [hand.bit_count() for hand in state.hands]  # public: hand sizes, not hands
-        if sizes != self.sizes:
-            for s, size in enumerate(sizes):
-                cells[enc.hand_sizes + s] = size / NUM_CARDS
-            self.sizes = sizes
-        if state.scores_ != self.scores:
-            for s, score in enumerate(state.scores_):
-                cells[enc.scores + s] = score / MAX_POINTS
-            self.scores = state.scores_.copy()
-        if state.draws != self.draws:
-            for s, draws in enumerate(state.draws):
-                cells[enc.draws + s] = draws / NUM_CARDS
-            self.draws = state.draws.copy()
-        turn = (state.player, state.over, len(state.pool), state.drew_this_turn)
+        enc, cells = self.enc, self.cells
+        placed = state.placed
+        if len(placed) != self.placed:
+            for card, square, _ in placed[self.placed :]:
+                self.base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
+            self.placed = len(placed)
+        self.counts = [
+            (hand.bit_count() / NUM_CARDS, score / MAX_POINTS, draws / NUM_CARDS)  # sizes, not hands
+            for hand, score, draws in zip(state.hands, state.scores_, state.draws, strict=True)
+        ]
+        self.to_move = -1 if state.over else state.player
+        turn = (len(state.pool), state.empty_passes, state.drew_this_turn)
         if turn != self.turn:
-            if self.turn[0] >= 0 and not self.turn[1]:
-                cells[enc.to_move + self.turn[0]] = 0.0
-            if not state.over:
-                cells[enc.to_move + state.player] = 1.0
-            cells[enc.pool] = len(state.pool) / NUM_CARDS
-            cells[enc.flags] = float(state.drew_this_turn)
+            cells[enc.pool] = turn[0] / NUM_CARDS
+            cells[enc.empty_passes] = turn[1] / enc.game.num_players
+            cells[enc.flags] = float(turn[2])
             self.turn = turn
-        cells[enc.empty_passes] = state.empty_passes / enc.game.num_players
 
     def view(self, state: MascaradeState, seat: int) -> Array:
-        enc = self.enc
+        enc, counts = self.enc, self.counts
         out = self.base.copy()
-        start, stop = enc.span
-        out[start:stop] = self.base.take(enc.views[seat])
+        cells = cast(Cells, out.data)
+        for r, s in enumerate(enc.seats[seat]):
+            size, score, draws = counts[s]
+            cells[enc.hand_sizes + r] = size
+            cells[enc.scores + r] = score
+            cells[enc.draws + r] = draws
+        if self.to_move >= 0:
+            cells[enc.to_move + enc.ranks[seat][self.to_move]] = 1.0
         hand, fits = enc.hand, state.hands[seat]  # the seat's own hand (MC-3)
         while fits:
             low = fits & -fits
-            out[hand + low.bit_length() - 1] = 1.0
+            cells[hand + low.bit_length() - 1] = 1.0
             fits ^= low
         return out

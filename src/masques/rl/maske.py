@@ -336,7 +336,8 @@ class MaskeTracker(Tracker[MaskeState]):
     def _effect(self, effect: dict[str, Any] | None) -> None:
         key = None
         if effect is not None:
-            key = tuple(effect[k] for k in ("card", "holder", "op", "stage", "decider", "stick", "left"))
+            e = effect
+            key = (e["card"], e["holder"], e["op"], e["stage"], e["decider"], e["stick"], e["left"])
         if key == self.effect:
             return
         self.effect = key
