@@ -187,9 +187,9 @@ class Tracker(ABC, Generic[S]):
     The tracker holds a *base* vector of public facts with seats and colours written absolutely.  After
     one action it updates only what that action changed (``advance``); a state it has not followed, or
     more than one action since its last call, makes it write the base afresh (``rebuild``).  A seat's
-    vector is the base permuted to the seat's point of view, plus what only that seat may see
-    (``view``).  Subclasses read from the state exactly the fields ``observation(seat)`` shows that
-    seat, and nothing hidden from it.
+    vector is the base turned to the seat's point of view — permuted, or with the few per-seat values
+    written in the seat's order — plus what only that seat may see (``view``).  Subclasses read from
+    the state exactly the fields ``observation(seat)`` shows that seat, and nothing hidden from it.
 
     The state must change only through ``apply`` between calls (``forget`` after anything else).
     Writes go through ``cells``, a memoryview of the base: it stores a Python number as float32 with

@@ -74,14 +74,20 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         marks = bytearray(self.game.num_distinct_actions)
         if not state.over:
             hand = state.hands[state.player]
+            cards = []  # (bit, first action id) of each card in hand
+            rest = hand
+            while rest:
+                low = rest & -rest
+                cards.append((low, (low.bit_length() - 1) * SQUARES))
+                rest ^= low
             found = False
             for square, allowed in state.allowed.items():
                 fits = allowed & hand
-                while fits:
-                    low = fits & -fits
-                    marks[(low.bit_length() - 1) * SQUARES + square] = 1
-                    fits ^= low
+                if fits:
                     found = True
+                    for bit, first in cards:
+                        if fits & bit:
+                            marks[first + square] = 1
             if not found:
                 marks[PASS] = 1
         return np.frombuffer(marks, dtype=np.int8)  # writable: the array holds the bytearray
@@ -140,12 +146,17 @@ class MascaradeTracker(Tracker[MascaradeState]):
         super().__init__(encoder.size)
         self.enc = encoder
         self.placed = 0
-        self.counts: list[tuple[float, float, float]] = []  # per seat: hand size, score, draws, scaled
+        # per seat, scaled: hand sizes (not hands), scores, forced draws; and the ints behind the last two
+        self.sizes: list[float] = []
+        self.scores: list[float] = []
+        self.draws: list[float] = []
+        self.counted: tuple[list[int], list[int]] = ([], [])
         self.to_move = -1
         self.turn = (0, 0, False)
 
     def rebuild(self, state: MascaradeState) -> None:
         self.placed = 0
+        self.counted = ([], [])
         self.turn = (-1, -1, False)
         self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
         self._sync(state)
@@ -161,10 +172,12 @@ class MascaradeTracker(Tracker[MascaradeState]):
             for card, square, _ in placed[self.placed :]:
                 self.base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
             self.placed = len(placed)
-        self.counts = [
-            (hand.bit_count() / NUM_CARDS, score / MAX_POINTS, draws / NUM_CARDS)  # sizes, not hands
-            for hand, score, draws in zip(state.hands, state.scores_, state.draws, strict=True)
-        ]
+        self.sizes = [hand.bit_count() / NUM_CARDS for hand in state.hands]
+        scores, draws = self.counted
+        if state.scores_ != scores or state.draws != draws:
+            self.scores = [score / MAX_POINTS for score in state.scores_]
+            self.draws = [d / NUM_CARDS for d in state.draws]
+            self.counted = (state.scores_.copy(), state.draws.copy())
         self.to_move = -1 if state.over else state.player
         turn = (len(state.pool), state.empty_passes, state.drew_this_turn)
         if turn != self.turn:
@@ -174,14 +187,13 @@ class MascaradeTracker(Tracker[MascaradeState]):
             self.turn = turn
 
     def view(self, state: MascaradeState, seat: int) -> Array:
-        enc, counts = self.enc, self.counts
+        enc, sizes, scores, draws = self.enc, self.sizes, self.scores, self.draws
         out = self.base.copy()
         cells = cast(Cells, out.data)
         for r, s in enumerate(enc.seats[seat]):
-            size, score, draws = counts[s]
-            cells[enc.hand_sizes + r] = size
-            cells[enc.scores + r] = score
-            cells[enc.draws + r] = draws
+            cells[enc.hand_sizes + r] = sizes[s]
+            cells[enc.scores + r] = scores[s]
+            cells[enc.draws + r] = draws[s]
         if self.to_move >= 0:
             cells[enc.to_move + enc.ranks[seat][self.to_move]] = 1.0
         hand, fits = enc.hand, state.hands[seat]  # the seat's own hand (MC-3)
