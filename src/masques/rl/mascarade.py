@@ -41,6 +41,8 @@ def card_row(card: int) -> list[float]:
 CARD_ROWS = np.array([card_row(c) for c in range(NUM_CARDS)] + [[0.0] * SQUARE_WIDTH], dtype=np.float32)
 """Row ``c``: card c as a square's encoding; the last row is an empty square."""
 EMPTY = NUM_CARDS
+CARD_ONES = [np.flatnonzero(row).tolist() for row in CARD_ROWS[:NUM_CARDS]]
+"""Where card c's row has its six ones (occupied, then one value per feature)."""
 
 
 class MascaradeEncoder(Encoder[MascaradeGame]):
@@ -139,64 +141,49 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
 
 class MascaradeTracker(Tracker[MascaradeState]):
     """Mascarade's fast path: placed cards are added to the board as they come.  The few per-seat
-    counts are kept as Python numbers and written into each view in the viewer's seat order, with the
-    viewer's own hand, MC-3's one private fact (cheaper than permuting the whole vector)."""
+    counts are written into each view in the viewer's seat order, with the viewer's own hand, MC-3's
+    one private fact (cheaper than permuting the whole vector)."""
 
     def __init__(self, encoder: MascaradeEncoder) -> None:
         super().__init__(encoder.size)
         self.enc = encoder
         self.placed = 0
-        # per seat, scaled: hand sizes (not hands), scores, forced draws; and the ints behind the last two
-        self.sizes: list[float] = []
-        self.scores: list[float] = []
-        self.draws: list[float] = []
-        self.counted: tuple[list[int], list[int]] = ([], [])
-        self.to_move = -1
         self.turn = (0, 0, False)
 
     def rebuild(self, state: MascaradeState) -> None:
         self.placed = 0
-        self.counted = ([], [])
         self.turn = (-1, -1, False)
         self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
-        self._sync(state)
+        self.advance(state, -1)
 
     def advance(self, state: MascaradeState, action: int) -> bool:
-        self._sync(state)
-        return True
-
-    def _sync(self, state: MascaradeState) -> None:
-        enc, cells = self.enc, self.cells
-        placed = state.placed
-        if len(placed) != self.placed:
-            for card, square, _ in placed[self.placed :]:
-                self.base[square * SQUARE_WIDTH : (square + 1) * SQUARE_WIDTH] = CARD_ROWS[card]
-            self.placed = len(placed)
-        self.sizes = [hand.bit_count() / NUM_CARDS for hand in state.hands]
-        scores, draws = self.counted
-        if state.scores_ != scores or state.draws != draws:
-            self.scores = [score / MAX_POINTS for score in state.scores_]
-            self.draws = [d / NUM_CARDS for d in state.draws]
-            self.counted = (state.scores_.copy(), state.draws.copy())
-        self.to_move = -1 if state.over else state.player
+        cells, placed = self.cells, state.placed
+        while self.placed < len(placed):
+            card, square, _ = placed[self.placed]
+            start = square * SQUARE_WIDTH
+            for k in CARD_ONES[card]:
+                cells[start + k] = 1.0
+            self.placed += 1
         turn = (len(state.pool), state.empty_passes, state.drew_this_turn)
         if turn != self.turn:
+            enc = self.enc
             cells[enc.pool] = turn[0] / NUM_CARDS
             cells[enc.empty_passes] = turn[1] / enc.game.num_players
             cells[enc.flags] = float(turn[2])
             self.turn = turn
+        return True
 
     def view(self, state: MascaradeState, seat: int) -> Array:
-        enc, sizes, scores, draws = self.enc, self.sizes, self.scores, self.draws
+        enc, hands, scores, draws = self.enc, state.hands, state.scores_, state.draws
         out = self.base.copy()
         cells = cast(Cells, out.data)
         for r, s in enumerate(enc.seats[seat]):
-            cells[enc.hand_sizes + r] = sizes[s]
-            cells[enc.scores + r] = scores[s]
-            cells[enc.draws + r] = draws[s]
-        if self.to_move >= 0:
-            cells[enc.to_move + enc.ranks[seat][self.to_move]] = 1.0
-        hand, fits = enc.hand, state.hands[seat]  # the seat's own hand (MC-3)
+            cells[enc.hand_sizes + r] = hands[s].bit_count() / NUM_CARDS  # sizes are public, not hands
+            cells[enc.scores + r] = scores[s] / MAX_POINTS
+            cells[enc.draws + r] = draws[s] / NUM_CARDS
+        if not state.over:
+            cells[enc.to_move + enc.ranks[seat][state.player]] = 1.0
+        hand, fits = enc.hand, hands[seat]  # the seat's own hand (MC-3)
         while fits:
             low = fits & -fits
             cells[hand + low.bit_length() - 1] = 1.0
