@@ -91,7 +91,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self.load(self.game.new_initial_state(game_seed))
 
     def load(self, state: State) -> None:
-        """Start the episode from a given position (tests, curricula); the position is not copied."""
+        """Start the episode from a given position (tests, curricula).  The position is not copied:
+        change it afterwards only through ``step``, or load it again."""
         if state.game.name != self.game.name or state.game.options != self.game.options:
             raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
         self.state_ = state
