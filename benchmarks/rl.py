@@ -2,18 +2,27 @@
 
 Usage: python benchmarks/rl.py [GAME ...] [--seconds S] [--rounds R]   (extra masques[rl])
 
-* raw engine: ``state.apply(state.random_legal_action(rng))`` from new games to the end, actions/s;
-* AEC environment: PettingZoo's loop — ``last()`` (the agent's encoded observation and mask), a
-  uniformly random legal action read from the mask, ``step()`` — environment steps/s (the dead steps
-  that close a game are not counted);
-* the ratio of the two;
-* for scale, the engine again with the mover's observation dict built before each action (what
-  any loop that shows an agent its view pays), and the environment's ratio to that;
-* where an environment step's time goes: the game's ``observation(seat)``, the encoder, the
-  legal-action mask (microseconds per call, best of 5 passes over positions from random games).
+Rates, on games with the default options played from new games to the end:
 
-Each measure is taken ``--rounds`` times in turn, and the best round counts: other processes on
-the machine slow rounds down, never up.
+* engine: the raw engine loop, ``legal_actions()``, a uniformly random one of them, ``apply`` —
+  actions/s.  The ratio is taken against this loop.
+* rla: the engine with ``random_legal_action(rng)`` instead.  Mascarade and Blokus 3D draw it
+  straight from their bitsets without listing the legal actions: a faster primitive than any loop
+  that must see every legal action, as a mask must.  Its ratio is shown too.
+* env: PettingZoo's AEC loop over ``aec_env(game)``: ``last()`` (the agent's observation vector and
+  action mask), the legal ids read from the mask as Gymnasium's ``Discrete.sample(mask)`` reads them
+  (``mask == 1``, then the indices: numpy's nonzero straight on an int8 array is the slow one, 17 µs
+  on Blokus 3D's 10,400 ids), a uniformly random one of them, ``step()`` — steps/s.  The dead steps
+  that close a game take time but are not counted.
+
+Where an environment step's time goes, in µs per step: engine and env (the two loops above); env
+with a free vector (the same loop with an encoder that costs nothing: what PettingZoo's loop, the
+mask and reading it cost on top of the engine); and, measured alone on random games, the encoder's
+fast path following each game action by action (vector), the mask, and reading the mask (read).  For
+scale, the reference path: the observation dict (obs) and encoding it (encode).
+
+Times are CPU time of this process, so other processes on the machine count little; each loop runs
+``--rounds`` times in turn and the best round counts.
 """
 
 from __future__ import annotations
@@ -28,32 +37,36 @@ import numpy as np
 
 from masques.engine import Game, State, game_names, load_game
 from masques.rl import aec_env
+from masques.rl.aec import MasquesAECEnv
+
+clock = time.process_time
 
 
-def raw_rate(game: Game, seconds: float, seed: int, *, observe: bool = False) -> float:
-    """Random actions/s; with ``observe``, also the mover's observation dict before each action."""
+def engine_rate(game: Game, seconds: float, seed: int, *, rla: bool = False) -> float:
+    """Random actions/s: from the list of legal actions, or with ``random_legal_action``."""
     rng = random.Random(seed)
     actions = 0
-    start = time.perf_counter()
+    start = clock()
     k = 0
-    while time.perf_counter() - start < seconds:
+    while clock() - start < seconds:
         state = game.new_initial_state(seed + k)
         k += 1
         while not state.is_terminal():
-            if observe:
-                state.observation(state.current_player)
-            state.apply(state.random_legal_action(rng))
+            if rla:
+                state.apply(state.random_legal_action(rng))
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[rng.randrange(len(legal))])
             actions += 1
-    return actions / (time.perf_counter() - start)
+    return actions / (clock() - start)
 
 
-def env_rate(name: str, options: dict[str, object], seconds: float, seed: int) -> float:
-    env = aec_env(name, **options)
+def env_rate(env: MasquesAECEnv, seconds: float, seed: int) -> float:
     rng = random.Random(seed)
     steps = 0
-    start = time.perf_counter()
+    start = clock()
     k = 0
-    while time.perf_counter() - start < seconds:
+    while clock() - start < seconds:
         env.reset(seed=seed + k)
         k += 1
         for _ in env.agent_iter():
@@ -61,40 +74,101 @@ def env_rate(name: str, options: dict[str, object], seconds: float, seed: int) -
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"] == 1)
             env.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (clock() - start)
 
 
-def breakdown(name: str, options: dict[str, object], seed: int) -> tuple[float, float, float]:
-    """Microseconds per call of observation(seat), the encoder and the mask, on random positions."""
-    env = aec_env(name, **options)
-    game = env.game
+class FreeVector:
+    """Stands in for a tracker and returns one constant vector: an encoder that costs nothing."""
+
+    def __init__(self, size: int) -> None:
+        self.vector_ = np.zeros(size, dtype=np.float32)
+
+    def vector(self, state: State, seat: int) -> Any:
+        return self.vector_
+
+    def forget(self) -> None:
+        """Nothing to forget."""
+
+
+def random_games(game: Game, actions: int, seed: int) -> list[tuple[int, list[int]]]:
+    """(seed, actions) of random games, at least ``actions`` actions in all."""
     rng = random.Random(seed)
-    positions: list[State] = []
-    while len(positions) < 200:
-        state = game.new_initial_state(seed + len(positions))
+    games = []
+    total = 0
+    k = 0
+    while total < actions:
+        state = game.new_initial_state(seed + k)
+        moves = []
         while not state.is_terminal():
+            legal = state.legal_actions()
+            moves.append(legal[rng.randrange(len(legal))])
+            state.apply(moves[-1])
+        games.append((seed + k, moves))
+        total += len(moves)
+        k += 1
+    return games
+
+
+def per_step(game: Game, games: list[tuple[int, list[int]]], work: Callable[[State], object]) -> float:
+    """µs per position that ``work`` adds to replaying the games (best of 5 passes)."""
+
+    def replay(do: bool) -> float:
+        start = clock()
+        for seed, moves in games:
+            state = game.new_initial_state(seed)
+            for action in moves:
+                if do:
+                    work(state)
+                state.apply(action)
+        return clock() - start
+
+    positions = sum(len(moves) for _, moves in games)
+    best = min(replay(True) for _ in range(5)) - min(replay(False) for _ in range(5))
+    return best / positions * 1e6
+
+
+def per_call(fn: Callable[[Any], object], items: list[Any]) -> float:
+    """µs per call of ``fn`` over ``items`` (best of 5 passes)."""
+    best = float("inf")
+    for _ in range(5):
+        start = clock()
+        for item in items:
+            fn(item)
+        best = min(best, clock() - start)
+    return best / len(items) * 1e6
+
+
+def breakdown(env: MasquesAECEnv, seed: int) -> dict[str, float]:
+    """µs per step of the fast path, the mask, reading the mask, and the reference path."""
+    game, encoder = env.game, env.encoder
+    games = random_games(game, 2000, seed)
+    tracker = encoder.tracker()
+    vector = per_step(game, games, lambda s: tracker.vector(s, s.current_player))
+    mask = per_step(game, games, encoder.mask)
+    positions: list[State] = []
+    for seed_, moves in games:
+        state = game.new_initial_state(seed_)
+        for action in moves:
             positions.append(state.clone())
-            state.apply(state.random_legal_action(rng))
-    observations = [(p.observation(p.current_player)) for p in positions]
+            state.apply(action)
+    rng = random.Random(seed)
+    masks = [encoder.mask(p) for p in positions]
 
-    def per_call(fn: Callable[[Any], object], inputs: Callable[[], list[Any]]) -> float:
-        best = float("inf")
-        for _ in range(5):
-            items = inputs()
-            start = time.perf_counter()
-            for item in items:
-                fn(item)
-            best = min(best, time.perf_counter() - start)
-        return best / len(positions) * 1e6
+    def read(m: Any) -> int:
+        legal = np.flatnonzero(m == 1)
+        return int(legal[rng.randrange(len(legal))])
 
-    obs_us = per_call(lambda p: p.observation(p.current_player), lambda: positions)
-    enc_us = per_call(env.encoder.encode, lambda: observations)
-    # games that cache their legal actions get fresh copies that have not built them yet
-    mask_us = per_call(env.encoder.mask, lambda: [p.clone() for p in positions])
-    return obs_us, enc_us, mask_us
+    observations = [p.observation(p.current_player) for p in positions]
+    return {
+        "vector": vector,
+        "mask": mask,
+        "read": per_call(read, masks),
+        "obs": per_call(lambda p: p.observation(p.current_player), positions),
+        "encode": per_call(encoder.encode, observations),
+    }
 
 
 def main() -> None:
@@ -102,26 +176,39 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("games", nargs="*", help="games to measure (default: all, default options)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per round and measure")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per round and loop")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    print(
-        f"{'game':<11}{'engine act/s':>14}{'env steps/s':>13}{'ratio':>7}{'+obs act/s':>12}{'ratio':>7}"
-        f"{'obs us':>9}{'encode us':>11}{'mask us':>9}"
-    )
+    rates: list[str] = []
+    steps: list[str] = []
     for name in args.games or game_names():
-        options: dict[str, object] = {}
-        game = load_game(name, options)
-        raw = observed = env = 0.0
+        game = load_game(name, {})
+        env, free = aec_env(name), aec_env(name)
+        free.tracker = FreeVector(free.encoder.size)  # type: ignore[assignment]
+        engine = rla = rate = free_rate = 0.0
         for r in range(args.rounds):
-            raw = max(raw, raw_rate(game, args.seconds, seed=r * 1000))
-            observed = max(observed, raw_rate(game, args.seconds, seed=r * 1000, observe=True))
-            env = max(env, env_rate(name, options, args.seconds, seed=r * 1000))
-        obs_us, enc_us, mask_us = breakdown(name, options, seed=0)
-        print(
-            f"{name:<11}{raw:>14,.0f}{env:>13,.0f}{env / raw:>7.2f}{observed:>12,.0f}{env / observed:>7.2f}"
-            f"{obs_us:>9.1f}{enc_us:>11.1f}{mask_us:>9.1f}"
+            engine = max(engine, engine_rate(game, args.seconds, seed=r * 1000))
+            rla = max(rla, engine_rate(game, args.seconds, seed=r * 1000, rla=True))
+            rate = max(rate, env_rate(env, args.seconds, seed=r * 1000))
+            free_rate = max(free_rate, env_rate(free, args.seconds, seed=r * 1000))
+        parts = breakdown(env, seed=0)
+        rates.append(
+            f"{name:<11}{engine:>14,.0f}{rate:>13,.0f}{rate / engine:>7.2f}{rla:>11,.0f}{rate / rla:>7.2f}"
         )
+        steps.append(
+            f"{name:<11}{1e6 / engine:>8.1f}{1e6 / rate:>8.1f}{1e6 / free_rate:>11.1f}"
+            + "".join(f"{parts[k]:>8.1f}" for k in ("vector", "mask", "read", "obs", "encode"))
+        )
+    print(f"{'game':<11}{'engine act/s':>14}{'env steps/s':>13}{'ratio':>7}{'rla act/s':>11}{'ratio':>7}")
+    print("\n".join(rates))
+    print()
+    print("µs per step: the loops (engine, env, env with a free vector); alone: vector, mask, read;")
+    print("the reference path: obs, encode")
+    print(
+        f"{'game':<11}{'engine':>8}{'env':>8}{'free vec':>11}"
+        + "".join(f"{k:>8}" for k in ("vector", "mask", "read", "obs", "encode"))
+    )
+    print("\n".join(steps))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ def test_a_seat_plays_to_the_end_against_bots(name: str, seat: int) -> None:
         state = env.position
         assert state.current_player == seat
         assert env.observation_space.contains(obs)
+        assert np.array_equal(obs, env.encoder.encode(state.observation(seat)))  # the fast path's vector
         assert np.flatnonzero(info["action_mask"]).tolist() == state.legal_actions()
         assert np.array_equal(info["action_mask"], env.action_masks())
         legal = np.flatnonzero(info["action_mask"])

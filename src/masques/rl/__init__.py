@@ -4,9 +4,10 @@
   ``mascarade_v0``, ``blokus3d_v0``);
 * :func:`gym_env` — Gymnasium, one seat against Masques bots (also ``masques/<game>-v0``).
 
-Observations are encoded from a seat's own observation dict only (``encoders``), so what a seat may
-not see never reaches a policy.  This layer uses the engine, the games and the bots; nothing else
-in masques imports it.
+Observations encode a seat's own observation dict only (``encoders``), so what a seat may not see
+never reaches a policy; environments compute the same vectors straight from the state, reading only
+the fields that dict shows the seat (each encoder's tracker: tests check both agree).  This layer
+uses the engine, the games and the bots; nothing else in masques imports it.
 """
 
 from .aec import MasquesAECEnv, aec_env

@@ -5,9 +5,15 @@ One agent per seat, ``player_0`` .. ``player_{n-1}``; the agent to act is the st
 so a seat may act several times in a row (Masker's steps, Maske's auctions) and turn order follows
 the rules, not a fixed cycle.  An observation is ``{"observation": float32 vector, "action_mask":
 int8 vector}``: the vector is the game's encoder applied to that seat's own observation, and the mask
-marks the legal action ids when it is that seat's turn (all zeros otherwise).  Rewards are zero until
-the game ends, then each seat gets the game's returns (winners share 1).  An illegal action raises the
-engine's :class:`~masques.engine.ActionError` and changes nothing.
+marks the legal action ids when it is that seat's turn (all zeros otherwise).  Both are new arrays
+the caller owns.  Rewards are zero until the game ends, then each seat gets the game's returns
+(winners share 1).  An illegal action raises the engine's :class:`~masques.engine.ActionError` and
+changes nothing.
+
+The vector comes from the encoder's fast path (its tracker), which follows the game action by action
+and gives exactly the vector of the observation dict without building it; observations are computed
+only when ``observe`` or ``last`` asks.  Masks and vectors are not shared or reused between calls:
+an agent that keeps an observation keeps it as it was.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from .encoders import encoder_for
 from .encoding import RENDER_MODES, check_render_mode
 
 Observation = dict[str, npt.NDArray[Any]]
+NOT_RESET = "call reset() before using the environment"
 
 
 def observation_space(game: Game, size: int) -> spaces.Dict:
@@ -63,6 +70,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         }
         self._num_actions = self.game.num_distinct_actions
         self._seeds = random.Random()
+        self.tracker = self.encoder.tracker()
         self.state_: State | None = None
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -83,10 +91,12 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self.load(self.game.new_initial_state(game_seed))
 
     def load(self, state: State) -> None:
-        """Start the episode from a given position (tests, curricula); the position is not copied."""
+        """Start the episode from a given position (tests, curricula).  The position is not copied:
+        change it afterwards only through ``step``, or load it again."""
         if state.game.name != self.game.name or state.game.options != self.game.options:
             raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
         self.state_ = state
+        self.tracker.forget()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -103,7 +113,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
     def position(self) -> State:
         """The current game state (the true one, hidden parts included: not for agents)."""
         if self.state_ is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise RuntimeError(NOT_RESET)
         return self.state_
 
     def step(self, action: int | None) -> None:
@@ -131,14 +141,16 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
 
     # -- views ----------------------------------------------------------------------------------
     def observe(self, agent: str) -> Observation:
-        state = self.position
+        """The agent's vector (the encoder's fast path) and mask, both new arrays the caller owns."""
+        state = self.state_
+        if state is None:
+            raise RuntimeError(NOT_RESET)
         seat = self.seat_of[agent]
-        vector = self.encoder.encode(state.observation(seat))
         if state.current_player == seat:
             mask = self.encoder.mask(state)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
-        return {"observation": vector, "action_mask": mask}
+        return {"observation": self.tracker.vector(state, seat), "action_mask": mask}
 
     def render(self) -> str | None:
         """The position in text, as a spectator sees it (``human`` mode prints it instead)."""

@@ -8,13 +8,19 @@ written relative to the viewer (its own first), so one policy serves every seat.
 
 Encoders collect the indices of the ones (``hot``) and of the scaled values (``at``, ``values``) and
 write them in two numpy calls: per-element writes into an array cost more than a whole game step.
+
+That dict path is the reference.  Environments take the fast path, a :class:`Tracker`: it reads the
+same facts straight from the state, keeps them up to date action by action, and must give exactly the
+reference's vector for every seat (the tests compare the two on random games of every configuration).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from math import prod
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +28,10 @@ import numpy.typing as npt
 from ..engine import JSON, Game, State
 
 Array = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.int8]
+Index = npt.NDArray[np.intp]
 G = TypeVar("G", bound=Game)
+S = TypeVar("S", bound=State)
 
 
 @dataclass(frozen=True)
@@ -58,12 +67,18 @@ class Layout:
         raise KeyError(name)
 
 
-def legal_mask(state: State, size: int) -> npt.NDArray[np.int8]:
+def legal_mask(state: State, size: int) -> Mask:
     """1 at every legal action id of the current decision (all zeros once the game is over)."""
     mask = np.zeros(size, dtype=np.int8)
     if not state.is_terminal():
         mask[state.legal_actions()] = 1
     return mask
+
+
+SMALL_ACTION_SPACE = 1024
+"""Up to this many action ids, an encoder keeps each distinct mask it builds and hands out copies."""
+KEPT_MASKS = 8192
+"""How many distinct masks an encoder keeps at most (it starts afresh when full)."""
 
 
 RENDER_MODES = ("ansi", "human")
@@ -83,6 +98,10 @@ class Encoder(ABC, Generic[G]):
     layout: Layout
     template: Array | None = None
     """Values that never change during a game (e.g. Blokus 3D's height limits); zeros elsewhere."""
+
+    def __init__(self, game: G) -> None:
+        self.game = game
+        self.built_masks: dict[tuple[int, ...], Mask] = {}
 
     @property
     def size(self) -> int:
@@ -104,9 +123,25 @@ class Encoder(ABC, Generic[G]):
             return None
         return text
 
-    def mask(self, state: State) -> npt.NDArray[np.int8]:
-        """The legal actions of ``state`` as an int8 mask (games with long lists build it faster)."""
-        return legal_mask(state, self.game.num_distinct_actions)
+    def mask(self, state: State) -> Mask:
+        """The legal actions of ``state`` as a new int8 mask.  Small action spaces repeat the same
+        few legal sets, so a copy of the mask built the first time costs less than building it;
+        games with large ones override this with a builder that skips the sorted list."""
+        size = self.game.num_distinct_actions
+        if size > SMALL_ACTION_SPACE or state.is_terminal():
+            return legal_mask(state, size)
+        legal = tuple(state.legal_actions())
+        mask = self.built_masks.get(legal)
+        if mask is None:
+            if len(self.built_masks) >= KEPT_MASKS:
+                self.built_masks.clear()
+            mask = self.built_masks[legal] = np.zeros(size, dtype=np.int8)
+            mask[list(legal)] = 1
+        return mask.copy()
+
+    @abstractmethod
+    def tracker(self) -> Tracker[Any]:
+        """A new fast path for this game (one per environment: it follows one state at a time)."""
 
     def _array(self, hot: list[int], at: list[int] | None = None, values: list[float] | None = None) -> Array:
         """Ones at ``hot``, and ``values[k]`` at ``at[k]``; the template's values or zeros elsewhere."""
@@ -128,3 +163,80 @@ def relative_seats(seat: int, players: int) -> list[int]:
 def rank_of(seat: int, players: int) -> list[int]:
     """``rank[s]``: where seat ``s`` sits counting from the viewer (the viewer is 0)."""
     return [(s - seat) % players for s in range(players)]
+
+
+def remap(index: Index, start: int, shape: tuple[int, ...], axis: int, order: Sequence[int]) -> None:
+    """Make the block at ``start`` (of ``shape``) read position ``order[j]`` of ``axis`` where it read
+    position ``j``: how a block written for absolute seats or colours is turned to a viewer's order."""
+    stop = start + prod(shape)
+    index[start:stop] = np.take(index[start:stop].reshape(shape), list(order), axis=axis).ravel()
+
+
+class Cells(Protocol):
+    """A float32 array's items as Python floats (a memoryview of it, as the type checker should see it)."""
+
+    def __getitem__(self, index: int, /) -> float: ...
+
+    def __setitem__(self, index: int, value: float, /) -> None: ...
+
+
+class Tracker(ABC, Generic[S]):
+    """The fast path: one state's encoding kept up to date between actions, read for any seat.
+
+    ``vector(state, seat)`` is exactly ``encoder.encode(state.observation(seat))``, without the dict.
+    The tracker holds a *base* vector of public facts with seats and colours written absolutely.  After
+    one action it updates only what that action changed (``advance``); a state it has not followed, or
+    more than one action since its last call, makes it write the base afresh (``rebuild``).  A seat's
+    vector is the base turned to the seat's point of view — permuted, or with the few per-seat values
+    written in the seat's order — plus what only that seat may see (``view``).  Subclasses read from
+    the state exactly the fields ``observation(seat)`` shows that seat, and nothing hidden from it.
+
+    The state must change only through ``apply`` between calls (``forget`` after anything else).
+    Writes go through ``cells``, a memoryview of the base: it stores a Python number as float32 with
+    the same rounding as numpy, at half the cost.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.base: Array = np.zeros(size, dtype=np.float32)
+        self.cells = cast(Cells, self.base.data)  # a memoryview of the base
+        self.state: S | None = None
+        self.version = -1
+
+    def forget(self) -> None:
+        """Start afresh on the next call (the state was replaced or changed by other means)."""
+        self.state = None
+
+    def vector(self, state: S, seat: int) -> Array:
+        """The encoding of ``state`` for ``seat``: a new array the caller owns."""
+        if state is not self.state or len(state.history) != self.version:
+            self.sync(state)
+        return self.view(state, seat)
+
+    def sync(self, state: S) -> None:
+        """Bring the base up to date with ``state`` (after each action, to stay on the cheap path)."""
+        version = len(state.history)
+        if state is self.state:
+            if version == self.version:
+                return
+            if version == self.version + 1:
+                self.version = -2  # until the update is complete
+                if self.advance(state, state.history[-1]):
+                    self.version = version
+                    return
+        self.state = None
+        self.base.fill(0.0)
+        self.rebuild(state)
+        self.state = state
+        self.version = version
+
+    @abstractmethod
+    def rebuild(self, state: S) -> None:
+        """Write the base of ``state`` into zeros, and reset what the tracker remembers."""
+
+    @abstractmethod
+    def advance(self, state: S, action: int) -> bool:
+        """Update the base for ``action``, just applied; False (having written nothing) to rebuild."""
+
+    @abstractmethod
+    def view(self, state: S, seat: int) -> Array:
+        """The base turned to ``seat``'s point of view, with the seat's own private facts."""

@@ -69,6 +69,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         }
         self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)
+        self.tracker = self.encoder.tracker()
         self._state: State | None = None
         self._bot_rng = random.Random()
         self._histories: dict[int, list[JSON]] = {}
@@ -120,9 +121,10 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
                 history.append(state.observation(s))
             action = bot.act(self.game, s, history, state.legal_actions(), self._bot_rng)
             state.apply(action)
+            self.tracker.sync(state)  # one action at a time: the tracker's cheap path
 
     def _observe(self) -> Array:
-        return self.encoder.encode(self.position.observation(self.seat))
+        return self.tracker.vector(self.position, self.seat)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().copy()}  # the caller keeps it: its own copy

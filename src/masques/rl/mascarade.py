@@ -3,11 +3,22 @@ the public counts (hand sizes, pool, scores, forced draws), seen by one seat."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..engine import JSON
-from ..games.mascarade.game import CARDS, FEATURES, NUM_CARDS, SIZE, MascaradeGame
-from .encoding import Array, Encoder, Layout, rank_of
+from ..games.mascarade.game import (
+    CARDS,
+    FEATURES,
+    NUM_CARDS,
+    PASS,
+    SIZE,
+    SQUARES,
+    MascaradeGame,
+    MascaradeState,
+)
+from .encoding import Array, Cells, Encoder, Layout, Mask, Tracker, rank_of, relative_seats
 
 VALUES: tuple[tuple[str, ...], ...] = tuple(
     tuple(sorted({getattr(card, feature) for card in CARDS})) for feature in FEATURES
@@ -30,6 +41,8 @@ def card_row(card: int) -> list[float]:
 CARD_ROWS = np.array([card_row(c) for c in range(NUM_CARDS)] + [[0.0] * SQUARE_WIDTH], dtype=np.float32)
 """Row ``c``: card c as a square's encoding; the last row is an empty square."""
 EMPTY = NUM_CARDS
+CARD_ONES = [np.flatnonzero(row).tolist() for row in CARD_ROWS[:NUM_CARDS]]
+"""Where card c's row has its six ones (occupied, then one value per feature)."""
 
 
 class MascaradeEncoder(Encoder[MascaradeGame]):
@@ -38,7 +51,7 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
     this turn, scoring variant), empty_passes (/ players)."""
 
     def __init__(self, game: MascaradeGame) -> None:
-        self.game = game
+        super().__init__(game)
         n = game.num_players
         layout = Layout()
         self.board = layout.add("board", SIZE * SIZE * SQUARE_WIDTH)
@@ -52,6 +65,34 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         self.empty_passes = layout.add("empty_passes", 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
+        self.seats = [relative_seats(seat, n) for seat in range(n)]
+
+    def tracker(self) -> MascaradeTracker:
+        return MascaradeTracker(self)
+
+    def mask(self, state: MascaradeState) -> Mask:  # type: ignore[override]
+        """Straight from the hand and the cards each open square allows, written byte by byte into
+        the mask's memory (no sorted list, no index array)."""
+        marks = bytearray(self.game.num_distinct_actions)
+        if not state.over:
+            hand = state.hands[state.player]
+            cards = []  # (bit, first action id) of each card in hand
+            rest = hand
+            while rest:
+                low = rest & -rest
+                cards.append((low, (low.bit_length() - 1) * SQUARES))
+                rest ^= low
+            found = False
+            for square, allowed in state.allowed.items():
+                fits = allowed & hand
+                if fits:
+                    found = True
+                    for bit, first in cards:
+                        if fits & bit:
+                            marks[first + square] = 1
+            if not found:
+                marks[PASS] = 1
+        return np.frombuffer(marks, dtype=np.int8)  # writable: the array holds the bytearray
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -96,3 +137,55 @@ class MascaradeEncoder(Encoder[MascaradeGame]):
         else:
             lines.append(f"seat {obs['to_move']} to move")
         return "\n".join(lines)
+
+
+class MascaradeTracker(Tracker[MascaradeState]):
+    """Mascarade's fast path: placed cards are added to the board as they come.  The few per-seat
+    counts are written into each view in the viewer's seat order, with the viewer's own hand, MC-3's
+    one private fact (cheaper than permuting the whole vector)."""
+
+    def __init__(self, encoder: MascaradeEncoder) -> None:
+        super().__init__(encoder.size)
+        self.enc = encoder
+        self.placed = 0
+        self.turn = (0, 0, False)
+
+    def rebuild(self, state: MascaradeState) -> None:
+        self.placed = 0
+        self.turn = (-1, -1, False)
+        self.cells[self.enc.flags + 1] = float(self.enc.game.options["scoring"])
+        self.advance(state, -1)
+
+    def advance(self, state: MascaradeState, action: int) -> bool:
+        cells, placed = self.cells, state.placed
+        while self.placed < len(placed):
+            card, square, _ = placed[self.placed]
+            start = square * SQUARE_WIDTH
+            for k in CARD_ONES[card]:
+                cells[start + k] = 1.0
+            self.placed += 1
+        turn = (len(state.pool), state.empty_passes, state.drew_this_turn)
+        if turn != self.turn:
+            enc = self.enc
+            cells[enc.pool] = turn[0] / NUM_CARDS
+            cells[enc.empty_passes] = turn[1] / enc.game.num_players
+            cells[enc.flags] = float(turn[2])
+            self.turn = turn
+        return True
+
+    def view(self, state: MascaradeState, seat: int) -> Array:
+        enc, hands, scores, draws = self.enc, state.hands, state.scores_, state.draws
+        out = self.base.copy()
+        cells = cast(Cells, out.data)
+        for r, s in enumerate(enc.seats[seat]):
+            cells[enc.hand_sizes + r] = hands[s].bit_count() / NUM_CARDS  # sizes are public, not hands
+            cells[enc.scores + r] = scores[s] / MAX_POINTS
+            cells[enc.draws + r] = draws[s] / NUM_CARDS
+        if not state.over:
+            cells[enc.to_move + enc.ranks[seat][state.player]] = 1.0
+        hand, fits = enc.hand, hands[seat]  # the seat's own hand (MC-3)
+        while fits:
+            low = fits & -fits
+            cells[hand + low.bit_length() - 1] = 1.0
+            fits ^= low
+        return out

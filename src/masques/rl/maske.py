@@ -3,10 +3,14 @@ effect under way, seen by one seat (the deck only as far as that seat knows it).
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from ..engine import JSON
 from ..games.maske.data import CARDS, MASK_VALUES, MASKS, SIZE
-from ..games.maske.game import MAX_BID, MaskeGame
-from .encoding import Array, Encoder, Layout, rank_of
+from ..games.maske.game import DRAW, LAY, MAX_BID, MaskeGame, MaskeState
+from .encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")
@@ -18,6 +22,11 @@ bid more than 300 (the action space's limit)."""
 EXTRA_CAP = 4  # extra actions owed to one seat, clipped
 MAX_OPS = max(len(card.effect) for card in CARDS)
 MAX_LEFT = max(int(op.get("steps", op.get("sticks", 0))) for card in CARDS for op in card.effect)
+RINGS = [
+    [np.array([v / MAX_RING for v in MASK_VALUES[m][o]], dtype=np.float32) for o in range(4)]
+    for m in range(len(MASKS))
+]
+"""``RINGS[mask][orientation]``: the top_mask (or mask_to_lay) block of that mask."""
 
 
 class MaskeEncoder(Encoder[MaskeGame]):
@@ -27,7 +36,7 @@ class MaskeEncoder(Encoder[MaskeGame]):
     turn, active), effect (card, holder, op, stage, decider, stick, left), deck_top."""
 
     def __init__(self, game: MaskeGame) -> None:
-        self.game = game
+        super().__init__(game)
         n = game.num_players
         layout = Layout()
         self.sticks = layout.add("sticks", n * 2 * HOLES)
@@ -48,6 +57,27 @@ class MaskeEncoder(Encoder[MaskeGame]):
         self.deck_top = layout.add("deck_top", len(CARDS) + 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
+        self.zero = layout.size  # the tracker's base ends with a 0 and a 1 for the seat block
+        self.views = [self._view_index(seat) for seat in range(n)]
+
+    def _view_index(self, seat: int) -> Index:
+        n = self.game.num_players
+        seats = relative_seats(seat, n)
+        index = np.arange(self.layout.size)
+        remap(index, self.sticks, (n, 2 * HOLES), 0, seats)
+        index[self.seat : self.seat + n] = [self.zero + (s == seat) for s in range(n)]
+        for block in (self.points, self.placer, self.actor, self.extra, self.skip, self.double):
+            remap(index, block, (n,), 0, seats)
+        a = self.auction + 1 + len(CARDS)  # then knew, drawer, bid (one value), high, turn, active
+        for start in (a, a + n, a + 2 * n + 1, a + 3 * n + 1, a + 4 * n + 1):
+            remap(index, start, (n,), 0, seats)
+        e = self.effect + 1 + len(CARDS)
+        remap(index, e, (n,), 0, seats)  # holder
+        remap(index, e + n + MAX_OPS + len(STAGES), (n,), 0, seats)  # decider
+        return index
+
+    def tracker(self) -> MaskeTracker:
+        return MaskeTracker(self)
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -158,3 +188,188 @@ class MaskeEncoder(Encoder[MaskeGame]):
         else:
             lines.append(f"seat {obs['to_move']} to move ({obs['phase']})")
         return "\n".join(lines)
+
+
+PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+STAGE_INDEX = {stage: i for i, stage in enumerate(STAGES)}
+
+
+class MaskeTracker(Tracker[MaskeState]):
+    """Maske's fast path.  Each block is rewritten only when the state's fields behind it differ from
+    what was written last.  Public facts go in the base with absolute seats; the seat block comes from
+    the two constants at the end of the base.  What only some seats may see — the drawn card, the deck
+    cards each knows — is written into each view from the seat's own knowledge bits, as the
+    observation shows them."""
+
+    def __init__(self, encoder: MaskeEncoder) -> None:
+        super().__init__(encoder.size + 2)
+        self.enc = encoder
+        n = encoder.game.num_players
+        self.n = n
+        self.everyone = (1 << n) - 1
+        self.sticks: list[int] = []
+        self.top: tuple[int, int] | None = None
+        self.lay: int | None = None
+        self.points: list[int] = []
+        self.ones: list[int] = []
+        self.extra: list[int] = []
+        self.skip: list[bool] = []
+        self.double: list[bool] = []
+        self.auction: tuple[Any, ...] | None = None
+        self.effect: tuple[Any, ...] | None = None
+        self.known = [0] * n  # per seat: how many deck cards it knows
+        self.deck = (0, 0)  # the deck's length and who knows its top card, as last counted
+
+    def rebuild(self, state: MaskeState) -> None:
+        enc, cells, n = self.enc, self.cells, self.n
+        cells[enc.zero + 1] = 1.0
+        cells[enc.masks + 1] = enc.game.num_masks / len(MASKS)
+        cells[enc.masks + 2] = float(enc.game.options["unmasking"])
+        self.sticks = [-1] * (2 * n)
+        self.top = self.lay = self.auction = self.effect = None
+        self.points, self.ones, self.extra = [], [], []
+        self.skip, self.double = [], []
+        self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
+        self.deck = (len(state.known), state.known[0] if state.known else 0)
+        self._sync(state)
+
+    def advance(self, state: MaskeState, action: int) -> bool:
+        known = state.known
+        size, first = self.deck
+        if len(known) == size - 1 and action == DRAW:  # the drawer took the top card
+            self.known = [c - (first >> s & 1) for s, c in enumerate(self.known)]
+        elif len(known) == size + 1:  # a card went under the deck
+            last = known[-1]
+            self.known = [c + (last >> s & 1) for s, c in enumerate(self.known)]
+        elif len(known) != size:
+            return False
+        self.deck = (len(known), known[0] if known else 0)
+        self._sync(state)
+        return True
+
+    def _sync(self, state: MaskeState) -> None:
+        enc, cells, base, n = self.enc, self.cells, self.base, self.n
+        sticks = state.sticks
+        if sticks != self.sticks:
+            for g, (old, new) in enumerate(zip(self.sticks, sticks, strict=True)):
+                if old != new:
+                    start = enc.sticks + g * HOLES
+                    if old >= 0:
+                        cells[start + old] = 0.0
+                    if new >= 0:
+                        cells[start + new] = 1.0
+            self.sticks = sticks.copy()
+        top = state.laid[-1] if state.laid else None
+        if top != self.top:
+            base[enc.top_mask : enc.top_mask + HOLES] = 0.0 if top is None else RINGS[top[0]][top[1]]
+            self.top = top
+        lay = state.stack[0] if state.phase == LAY else None
+        if lay != self.lay:
+            base[enc.mask_to_lay : enc.mask_to_lay + HOLES] = 0.0 if lay is None else RINGS[lay][0]
+            self.lay = lay
+        if state.points != self.points:
+            for s, p in enumerate(state.points):
+                cells[enc.points + s] = min(p, POINTS_CAP) / POINTS_CAP
+            self.points = state.points.copy()
+        cells[enc.masks] = len(state.stack) / len(MASKS)
+        cells[enc.masks + 3] = min(state.round, len(MASKS)) / len(MASKS)
+        ones = [
+            enc.placer + state.placer,
+            enc.round_pos + state.round_pos + 1,
+            enc.phase + PHASE_INDEX[state.phase],
+            enc.actor + state.actor,
+        ]
+        if state.in_extra:
+            ones.append(enc.extra + n)
+        if ones != self.ones:
+            for i in self.ones:
+                cells[i] = 0.0
+            for i in ones:
+                cells[i] = 1.0
+            self.ones = ones
+        if state.extra != self.extra:
+            for s in range(n):
+                cells[enc.extra + s] = min(state.extra.count(s), EXTRA_CAP) / EXTRA_CAP
+            self.extra = state.extra.copy()
+        cells[enc.extra + n + 1] = min(state.steps_taken, POINTS_CAP) / POINTS_CAP
+        if state.skip != self.skip:
+            for s, on in enumerate(state.skip):
+                cells[enc.skip + s] = float(on)
+            self.skip = state.skip.copy()
+        if state.double != self.double:
+            for s, on in enumerate(state.double):
+                cells[enc.double + s] = float(on)
+            self.double = state.double.copy()
+        self._auction(state.auction)
+        self._effect(state.effect)
+
+    def _auction(self, auction: dict[str, Any] | None) -> None:
+        key = None
+        if auction is not None:
+            key = (auction["knew"], auction["drawer"], auction["bid"], auction["high"], auction["turn"])
+            key += tuple(auction["active"])
+        if key == self.auction:
+            return
+        self.auction = key
+        enc, cells, n = self.enc, self.cells, self.n
+        self.base[enc.auction : enc.effect] = 0.0
+        if auction is None:
+            return
+        cells[enc.auction] = 1.0  # the card is each viewer's to see or not (view)
+        start = enc.auction + 1 + len(CARDS)
+        for s in range(n):
+            if auction["knew"] >> s & 1:
+                cells[start + s] = 1.0
+        start += n
+        cells[start + auction["drawer"]] = 1.0
+        start += n
+        cells[start] = min(auction["bid"], POINTS_CAP) / POINTS_CAP
+        start += 1
+        if auction["high"] is not None:
+            cells[start + auction["high"]] = 1.0
+        start += n
+        cells[start + auction["turn"]] = 1.0
+        start += n
+        for s in auction["active"]:
+            cells[start + s] = 1.0
+
+    def _effect(self, effect: dict[str, Any] | None) -> None:
+        key = None
+        if effect is not None:
+            e = effect
+            key = (e["card"], e["holder"], e["op"], e["stage"], e["decider"], e["stick"], e["left"])
+        if key == self.effect:
+            return
+        self.effect = key
+        enc, cells, n = self.enc, self.cells, self.n
+        self.base[enc.effect : enc.deck_top] = 0.0
+        if effect is None:
+            return
+        start = enc.effect
+        cells[start] = 1.0
+        cells[start + 1 + effect["card"]] = 1.0
+        start += 1 + len(CARDS)
+        cells[start + effect["holder"]] = 1.0
+        start += n
+        cells[start + min(effect["op"], MAX_OPS - 1)] = 1.0
+        start += MAX_OPS
+        cells[start + STAGE_INDEX[effect["stage"]]] = 1.0
+        start += len(STAGES)
+        cells[start + effect["decider"]] = 1.0
+        start += n
+        if effect["stick"] is not None:
+            cells[start + effect["stick"]] = 1.0
+        start += 2 * n
+        cells[start] = min(max(effect["left"], 0), MAX_LEFT) / MAX_LEFT
+
+    def view(self, state: MaskeState, seat: int) -> Array:
+        enc = self.enc
+        out = self.base.take(enc.views[seat])
+        mine = 1 << seat
+        auction = state.auction
+        if auction is not None and auction["knew"] & mine:  # the drawer, or everyone once it came round
+            out[enc.auction + 1 + auction["card"]] = 1.0
+        if state.known and state.known[0] & mine:
+            out[enc.deck_top + state.deck[0]] = 1.0
+        out[enc.deck_top + len(CARDS)] = self.known[seat] / len(CARDS)
+        return out

@@ -11,8 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import JSON
-from ..games.masker.game import CODE_NAMES, COLOURS, MAX_STEPS, NUM_COLOURS, MaskerGame
-from .encoding import Array, Encoder, Layout, rank_of
+from ..games.masker.game import (
+    CODE_NAMES,
+    COLOURS,
+    COMPLETE,
+    MAX_STEPS,
+    NUM_COLOURS,
+    RUNNER,
+    STEP,
+    STOP,
+    WHITE,
+    MaskerGame,
+    MaskerState,
+)
+from .encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
 
 CODES = len(CODE_NAMES)  # five colours, white, the runner
 PILE_CODES = CODES - 1  # piles hold colours and white, never the runner
@@ -27,7 +39,7 @@ class MaskerEncoder(Encoder[MaskerGame]):
     (colour), to_move (seat), steps (0..3), flags (free step, completing, to_fill / capacity)."""
 
     def __init__(self, game: MaskerGame) -> None:
-        self.game = game
+        super().__init__(game)
         n = game.num_players
         layout = Layout()
         self.board = layout.add("board", game.cells * game.height * CODES)
@@ -63,6 +75,27 @@ class MaskerEncoder(Encoder[MaskerGame]):
             self.adjacency[cell, list(near)] = 0.25
         self.ranks = [rank_of(seat, n) for seat in range(n)]
         self.scale = [1.0 / COLOUR_COUNT] * NUM_COLOURS + [1.0 / WHITE_COUNT]
+        # views[seat][colour]: the base (absolute seats and codes) read from the seat whose colour it is
+        self.views = [[self._view_index(seat, mine) for mine in range(NUM_COLOURS)] for seat in range(n)]
+
+    def _view_index(self, seat: int, mine: int) -> Index:
+        game = self.game
+        n = game.num_players
+        codes = [(k + mine) % NUM_COLOURS for k in range(NUM_COLOURS)] + [WHITE, RUNNER]
+        seats = relative_seats(seat, n)
+        index = np.arange(self.layout.size)
+        remap(index, self.board, (game.cells, game.height, CODES), 2, codes)
+        remap(index, self.around, (game.cells, CODES), 1, codes)
+        remap(index, self.piles, (n, PILE_CODES), 0, seats)
+        remap(index, self.piles, (n, PILE_CODES), 1, codes[:PILE_CODES])
+        for block in (self.held, self.out, self.to_move):
+            remap(index, block, (n,), 0, seats)
+        remap(index, self.on_board, (PILE_CODES,), 0, codes[:PILE_CODES])
+        remap(index, self.out_colours, (NUM_COLOURS,), 0, codes[:NUM_COLOURS])
+        return index
+
+    def tracker(self) -> MaskerTracker:
+        return MaskerTracker(self)
 
     def encode(self, obs: JSON) -> Array:
         game = self.game
@@ -140,3 +173,135 @@ class MaskerEncoder(Encoder[MaskerGame]):
         else:
             lines.append(f"seat {obs['to_move']} to move, step {obs['steps_this_turn'] + 1}")
         return "\n".join(lines)
+
+
+class MaskerTracker(Tracker[MaskerState]):
+    """Masker's fast path.  A step changes two stacks only, the runner's old cell and the one it
+    steps to, so an action rewrites those, their neighbours' ``around`` values, the mover's pile and
+    the turn; eliminations and completions (rare) recount the piles.  The base holds absolute colour
+    codes; a seat's view reads it through its own colour, the one token the seat may know."""
+
+    def __init__(self, encoder: MaskerEncoder) -> None:
+        super().__init__(encoder.size)
+        self.enc = encoder
+        game = encoder.game
+        self.game = game
+        self.team = [game.team_of(s) for s in range(game.num_players)]
+        self.capacity = game.capacity
+        # around index of each neighbour of each cell, code 0
+        self.near = [[encoder.around + n * CODES for n in near] for near in game.neighbours]
+        self.tops: list[int] = []  # top code of each cell, -1 for a hole
+        self.reach: list[int] = []  # reach cells written
+        self.marks: tuple[int, ...] = ()  # the turn's ones written: steps, to_move, flags (-1: none)
+        self.runner = 0
+        self.player = 0
+        self.eliminations = 0
+
+    def rebuild(self, state: MaskerState) -> None:
+        enc, base, game = self.enc, self.base, self.game
+        stacks = state.stacks
+        rows = enc.top_rows  # row k: code k one-hot; row CODES: nothing
+        height = game.height
+        levels = [stack[z] if z < len(stack) else CODES for stack in stacks for z in range(height)]
+        board = rows[levels]
+        base[enc.board : enc.board + board.size] = board.ravel()
+        self.tops = [stack[-1] if stack else -1 for stack in stacks]
+        tops = board if height == 1 else rows[[t if t >= 0 else CODES for t in self.tops]]
+        base[enc.around : enc.around + game.cells * CODES] = (enc.adjacency @ tops).ravel()
+        cells, scale = self.cells, enc.scale
+        for code in range(PILE_CODES):
+            cells[enc.on_board + code] = state.on_board[code] * scale[code]
+        self.eliminations = 0
+        self._piles(state)
+        self.reach = []
+        self.marks = ()
+        self._turn(state)
+
+    def advance(self, state: MaskerState, action: int) -> bool:
+        if action < STOP:  # the runner leaves its cell and takes the place of the cross it captures
+            enc, cells, tops = self.enc, self.cells, self.tops
+            old = self.runner
+            captured = tops[action]
+            left = state.stacks[old]
+            cells[enc.bases[old][len(left)] + RUNNER] = 0.0
+            if left:  # 3D: the cross below shows
+                below = tops[old] = left[-1]
+                for b in self.near[old]:
+                    cells[b + RUNNER] -= 0.25
+                    cells[b + below] += 0.25
+            else:
+                tops[old] = -1
+                for b in self.near[old]:
+                    cells[b + RUNNER] -= 0.25
+            level = enc.bases[action][len(state.stacks[action]) - 1]
+            cells[level + captured] = 0.0
+            cells[level + RUNNER] = 1.0
+            tops[action] = RUNNER
+            for b in self.near[action]:
+                cells[b + captured] -= 0.25
+                cells[b + RUNNER] += 0.25
+            mover = self.player
+            pile = state.piles[mover]
+            scale = enc.scale[captured]
+            cells[enc.piles + mover * PILE_CODES + captured] = pile.count(captured) * scale
+            cells[enc.held + mover] = len(pile) / self.capacity
+            cells[enc.on_board + captured] = state.on_board[captured] * scale
+        if action > STOP or len(state.eliminations) != self.eliminations:
+            self._piles(state)  # a completion, or an elimination, moves crosses between piles
+        self._turn(state)
+        return True
+
+    def _piles(self, state: MaskerState) -> None:
+        """Every seat's pile and who is out (after crosses moved between piles)."""
+        enc, cells, scale = self.enc, self.cells, self.enc.scale
+        capacity = self.game.capacity
+        for seat, pile in enumerate(state.piles):
+            start = enc.piles + seat * PILE_CODES
+            for code in range(PILE_CODES):
+                cells[start + code] = pile.count(code) * scale[code]
+            cells[enc.held + seat] = len(pile) / capacity
+        for seat, out in enumerate(state.eliminated):
+            if out:
+                cells[enc.out + seat] = 1.0
+        for _, colour, _ in state.eliminations[self.eliminations :]:
+            cells[enc.out_colours + colour] = 1.0
+        self.eliminations = len(state.eliminations)
+
+    def _turn(self, state: MaskerState) -> None:
+        """What any action may change: the reach, whose turn, the step count and the flags."""
+        enc, cells = self.enc, self.cells
+        self.runner = runner = state.runner
+        self.player = state.player
+        stacks = state.stacks
+        if state.over or state.phase != STEP:
+            reach = []
+        elif state.free_pending:
+            reach = [i for i, stack in enumerate(stacks) if stack and stack[-1] != RUNNER]
+        else:
+            reach = [i for i in self.game.neighbours[runner] if stacks[i]]
+        if reach != self.reach:
+            at = enc.reach
+            for i in self.reach:
+                cells[at + i] = 0.0
+            for i in reach:
+                cells[at + i] = 1.0
+            self.reach = reach
+        marks = (
+            enc.steps + state.steps,
+            -1 if state.over else enc.to_move + state.player,
+            enc.flags if state.free_pending else -1,
+            enc.flags + 1 if state.phase == COMPLETE else -1,
+        )
+        if marks != self.marks:
+            for i in self.marks:
+                if i >= 0:
+                    cells[i] = 0.0
+            for i in marks:
+                if i >= 0:
+                    cells[i] = 1.0
+            self.marks = marks
+        cells[enc.flags + 2] = state.to_fill / self.capacity if marks[3] >= 0 else 0.0
+
+    def view(self, state: MaskerState, seat: int) -> Array:
+        mine = state.tokens[self.team[seat]]  # the seat's own colour: MK-15 shows it to the seat
+        return self.base.take(self.enc.views[seat][mine])
