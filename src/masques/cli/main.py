@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..engine import EngineError, GameRecord, game_class, game_names
+from ..engine import EngineError, GameRecord, game_catalogue, game_class
 from . import bench as bench_mod
 from .options import load_with_words
 from .play import (
@@ -54,26 +54,7 @@ def games(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """List every game with its options, defaults and allowed values."""
-    data: list[dict[str, Any]] = []
-    for name in game_names():
-        cls = game_class(name)
-        data.append(
-            {
-                "name": name,
-                "title": cls.title,
-                "rules_version": cls.rules_version,
-                "options": [
-                    {
-                        "name": s.name,
-                        "type": s.kind,
-                        "default": s.default,
-                        "allowed": list(s.choices) if s.choices else s.describe_allowed(),
-                        "help": s.help,
-                    }
-                    for s in cls.option_specs
-                ],
-            }
-        )
+    data: list[dict[str, Any]] = game_catalogue(open_options_as_text=True)
     if as_json:
         print(json.dumps(data, indent=2))
         return

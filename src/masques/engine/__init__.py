@@ -16,7 +16,7 @@ from .core import (
     State,
 )
 from .records import GameRecord, redacted_record
-from .registry import UnknownGameError, game_class, game_names, load_game, register
+from .registry import UnknownGameError, game_catalogue, game_class, game_names, load_game, register
 
 __all__ = [
     "JSON",
@@ -34,6 +34,7 @@ __all__ = [
     "RecordError",
     "State",
     "UnknownGameError",
+    "game_catalogue",
     "game_class",
     "game_names",
     "load_game",

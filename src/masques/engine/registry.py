@@ -50,3 +50,24 @@ def game_class(name: str) -> type[Game]:
 def load_game(name: str, options: Mapping[str, JSON] | None = None) -> Game:
     """A game by name with validated options."""
     return game_class(name)(options)
+
+
+def game_catalogue(*, open_options_as_text: bool = False) -> list[dict[str, JSON]]:
+    """Every game with its options, defaults and allowed values: what ``masques games`` and
+    ``GET /api/games`` show.  An option without a fixed list of values has ``allowed`` = [] or, with
+    ``open_options_as_text``, a sentence saying what it accepts."""
+    out: list[dict[str, JSON]] = []
+    for name in game_names():
+        cls = game_class(name)
+        options: list[JSON] = [
+            {
+                "name": s.name,
+                "type": s.kind,
+                "default": s.default,
+                "allowed": list(s.choices) if s.choices or not open_options_as_text else s.describe_allowed(),
+                "help": s.help,
+            }
+            for s in cls.option_specs
+        ]
+        out.append({"name": name, "title": cls.title, "rules_version": cls.rules_version, "options": options})
+    return out

@@ -26,7 +26,15 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..engine import EngineError, GameRecord, RecordError, game_class, game_names, redacted_record
+from ..engine import (
+    EngineError,
+    GameRecord,
+    RecordError,
+    game_catalogue,
+    game_class,
+    game_names,
+    redacted_record,
+)
 from .matches import HUMAN, Client, Registry, ServerError
 from .storage import Storage
 
@@ -158,27 +166,7 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
     @app.get("/api/games")
     async def games() -> list[dict[str, Any]]:
         """Every game with its options, defaults and allowed values."""
-        out = []
-        for name in game_names():
-            cls = game_class(name)
-            out.append(
-                {
-                    "name": name,
-                    "title": cls.title,
-                    "rules_version": cls.rules_version,
-                    "options": [
-                        {
-                            "name": s.name,
-                            "type": s.kind,
-                            "default": s.default,
-                            "allowed": list(s.choices),
-                            "help": s.help,
-                        }
-                        for s in cls.option_specs
-                    ],
-                }
-            )
-        return out
+        return game_catalogue()
 
     @app.post("/api/matches", status_code=201)
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
