@@ -53,21 +53,44 @@ def masker(state: State, seat: int) -> float:
     return mine - (min(rivals) if rivals else 0) * 0.5 + 0.5 * room
 
 
+FLEXIBLE_SQUARES = 4
+"""Mascarade: a card that fits this many open squares counts as fully flexible."""
+
+
 def mascarade(state: State, seat: int) -> float:
-    """Fewer cards in hand (MC-8), cards that still fit somewhere (they can be played next turn, and
-    a player with none must draw, MC-7), and points in the scoring variant (MC-9)."""
+    """Fewer cards in hand (MC-8), and flexible cards kept in hand: each card counts by how many open
+    squares it fits, up to ``FLEXIBLE_SQUARES`` (a card that fits nowhere can only wait, and a player
+    with none that fits must draw, MC-7), plus points in the scoring variant (MC-9).
+
+    Flexibility is what makes the greedy bot play its awkward cards first and keep the easy ones for
+    the end, when the pool is empty and every turn without a placement costs the game: against the
+    random bot (2 players, 200 games) it lifted greedy from 71% to 93%.  Weights of 0.4 and 1.0, or 0.1
+    and 0.6, did as well (93–94.5%)."""
     assert isinstance(state, MascaradeState)
     open_squares = list(state.allowed.values())
     values = []
     for s, hand in enumerate(state.hands):
-        fitting = 0
-        for a in open_squares:
-            fitting |= a & hand
-        value = -float(hand.bit_count()) + 0.4 * fitting.bit_count()
+        fits: dict[int, int] = {}
+        for allowed in open_squares:
+            here = allowed & hand
+            while here:
+                low = here & -here
+                here ^= low
+                fits[low] = fits.get(low, 0) + 1
+        flexible = sum(min(k, FLEXIBLE_SQUARES) for k in fits.values()) / FLEXIBLE_SQUARES
+        value = -float(hand.bit_count()) + MASCARADE_FITTING * len(fits) + MASCARADE_FLEXIBLE * flexible
         if state.game.options["scoring"]:
             value += float(state.scores_[s])
         values.append(value)
     return _relative(values, seat)
+
+
+MASCARADE_FITTING = 0.2
+"""Mascarade: weight of each card in hand that fits at least one open square."""
+
+MASCARADE_FLEXIBLE = 0.5
+"""Mascarade: weight of a fully flexible card in hand.  With the fitting weight it stays below 1, so
+one card more in hand always costs more than the best card can bring."""
 
 
 def maske(state: State, seat: int) -> float:
