@@ -92,3 +92,69 @@ def test_arena_refuses_unknown_bots_and_options() -> None:
     assert bad_bot.exit_code == 2 and "unknown bot 'genius'" in bad_bot.stderr
     bad_option = runner.invoke(app, ["arena", "masker", "--players", "9"])
     assert bad_option.exit_code == 2 and "must be one of 2, 3, 4" in bad_option.stderr
+
+
+ARENA_ARGS = [
+    "arena",
+    "masker",
+    "--players",
+    "2",
+    "--bots",
+    "greedy,random",
+    "--games",
+    "8",
+    "--workers",
+    "1",
+]
+
+
+def test_a_stopped_run_resumes_from_its_journal_and_gives_the_same_table(tmp_path: Path) -> None:
+    """The journal keeps each finished game; --resume plays only the missing ones, and the table is the
+    one an uninterrupted run writes."""
+    whole = tmp_path / "whole"
+    assert CliRunner().invoke(app, [*ARENA_ARGS, "--out", str(whole)]).exit_code == 0
+    assert not whole.with_suffix(".games.jsonl").exists()  # removed once the table is written
+    expected = json.loads(whole.with_suffix(".json").read_text("utf-8"))
+
+    stopped = tmp_path / "stopped"
+    journal = arena.Journal(stopped.with_suffix(".games.jsonl"))
+    specs = arena.schedule("masker", {"players": 2, "variant": "2d"}, ["greedy", "random"], 8)
+    journal.start([])
+    for result in arena.run(specs[:3], workers=1):
+        journal.add(result)
+    with journal.path.open("a", encoding="utf-8") as handle:
+        handle.write('{"spec": {"game": "mas')  # the line a killed run was writing
+    played: list[arena.GameSpec] = []
+    original_play = arena.play
+
+    def counting_play(spec: arena.GameSpec) -> arena.GameResult:
+        played.append(spec)
+        return original_play(spec)
+
+    arena.play = counting_play  # type: ignore[assignment]
+    try:
+        result = CliRunner().invoke(app, [*ARENA_ARGS, "--out", str(stopped), "--resume"])
+    finally:
+        arena.play = original_play  # type: ignore[assignment]
+    assert result.exit_code == 0, result.output
+    assert "resuming: 3 of 8 games" in result.stderr
+    assert sorted(s.seed for s in played) == [3, 4, 5, 6, 7]
+    resumed = json.loads(stopped.with_suffix(".json").read_text("utf-8"))
+    assert resumed["results"] == expected["results"]
+    assert resumed["table"] == expected["table"]
+
+
+def test_resume_refuses_a_journal_of_another_run_and_needs_out(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    other = arena.schedule("masker", {"players": 2, "variant": "2d"}, ["greedy", "random"], 2, seed=500)
+    journal = arena.Journal(out.with_suffix(".games.jsonl"))
+    journal.start(arena.run(other, workers=1))
+    before = journal.path.read_text("utf-8")
+    bad = CliRunner().invoke(app, [*ARENA_ARGS, "--out", str(out), "--resume"])
+    assert bad.exit_code == 2 and "belongs to another run" in bad.stderr
+    assert journal.path.read_text("utf-8") == before  # nothing changed
+    no_out = CliRunner().invoke(app, [*ARENA_ARGS, "--resume"])
+    assert no_out.exit_code == 2 and "--resume goes on from the journal of --out" in no_out.stderr
+    journal.path.write_text('{"spec": 1}\n{"spec": 2}\n', "utf-8")
+    broken = CliRunner().invoke(app, [*ARENA_ARGS, "--out", str(out), "--resume"])
+    assert broken.exit_code == 2 and "not a game result" in broken.stderr

@@ -4,6 +4,10 @@ A game's seats are filled from the bot list: when there are at least as many bot
 choice of distinct bots in every rotation of the seats; otherwise the list is repeated round the
 table and rotated.  Games run in parallel on local processes.  Each game is independent and seeded
 (seed = base seed + game index), so a table can be reproduced exactly.
+
+Long runs keep a journal (``OUT.games.jsonl``): one line per finished game, written as it finishes,
+so a run that is stopped can be resumed where it was (``masques arena ... --resume``) instead of
+starting again.  A journal is only valid for the code that wrote it: resume with the same bots.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import io
 import json
 import multiprocessing
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -178,34 +182,97 @@ def run(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     ray_address: str | None = None,
+    on_result: Callable[[GameResult], None] | None = None,
 ) -> list[GameResult]:
-    """Play every game, on ``workers`` local processes (1 = in this process) or on a Ray cluster."""
-    if ray_address:
-        return _run_on_ray(specs, ray_address, progress)
+    """Play every game, on ``workers`` local processes (1 = in this process) or on a Ray cluster.
+    ``on_result`` sees each result as soon as its game ends (the journal)."""
+
+    def finished(result: GameResult) -> None:
+        results.append(result)
+        if on_result:
+            on_result(result)
+        if progress:
+            progress(len(results), len(specs))
+
     results: list[GameResult] = []
-    done = 0
+    if ray_address:
+        _run_on_ray(specs, ray_address, finished)
+        return results
     workers = workers or multiprocessing.cpu_count()
-    iterator: Iterator[GameResult]
     if workers <= 1:
-        iterator = map(play, specs)
-        for result in iterator:
-            results.append(result)
-            done += 1
-            if progress:
-                progress(done, len(specs))
+        for result in map(play, specs):
+            finished(result)
         return results
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         for result in pool.imap_unordered(play, specs):
-            results.append(result)
-            done += 1
-            if progress:
-                progress(done, len(specs))
+            finished(result)
     return results
 
 
-def _run_on_ray(
-    specs: list[GameSpec], address: str, progress: Callable[[int, int], None] | None
-) -> list[GameResult]:
+def result_from_json(data: dict[str, Any]) -> GameResult:
+    """A result as ``results_json`` or the journal wrote it (ValueError if it is not one)."""
+    try:
+        spec = data["spec"]
+        return GameResult(
+            GameSpec(str(spec["game"]), dict(spec["options"]), tuple(spec["seats"]), int(spec["seed"])),
+            tuple(float(v) for v in data["returns"]),
+            tuple(float(v) for v in data["scores"]),
+            int(data["moves"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a game result: {exc}") from exc
+
+
+class Journal:
+    """Finished games of one run, a JSON line each, appended as they finish (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self, specs: list[GameSpec]) -> list[GameResult]:
+        """The journal's results for games of ``specs``; ValueError if it holds games of another run."""
+        if not self.path.exists():
+            return []
+        wanted = {journal_key(spec) for spec in specs}
+        found: dict[tuple[str, str, tuple[str, ...], int], GameResult] = {}
+        lines = self.path.read_text("utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                result = result_from_json(json.loads(line))
+            except ValueError as exc:  # json.JSONDecodeError is a ValueError
+                if number == len(lines):
+                    continue  # the line a stopped run was writing
+                raise ValueError(f"{self.path}:{number}: {exc}") from None
+            if journal_key(result.spec) not in wanted:
+                raise ValueError(
+                    f"{self.path}:{number}: a game this command does not schedule "
+                    f"(seed {result.spec.seed}, seats {', '.join(result.spec.seats)}): "
+                    "the journal belongs to another run; delete it or use another --out"
+                )
+            found[journal_key(result.spec)] = result
+        return list(found.values())
+
+    def start(self, kept: list[GameResult]) -> None:
+        """Rewrite the journal with the results kept (dropping a half-written last line)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), "utf-8")
+
+    def add(self, result: GameResult) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(asdict(result)) + "\n")
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def journal_key(spec: GameSpec) -> tuple[str, str, tuple[str, ...], int]:
+    """What identifies a game in the journal: game, options, seats and seed."""
+    return (spec.game, json.dumps(spec.options, sort_keys=True), tuple(spec.seats), spec.seed)
+
+
+def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[GameResult], None]) -> None:
     """One Ray task per game on the cluster at ``address`` (its workers need masques installed)."""
     import os
 
@@ -218,13 +285,9 @@ def _run_on_ray(
     try:
         remote_play = ray.remote(play)
         pending = [remote_play.remote(spec) for spec in specs]
-        results: list[GameResult] = []
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            results.append(ray.get(ready[0]))
-            if progress:
-                progress(len(results), len(specs))
-        return results
+            finished(ray.get(ready[0]))
     finally:
         ray.shutdown()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -322,8 +323,16 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     workers: Annotated[int, typer.Option(help="Local processes (default: one per core).")] = 0,
     out: Annotated[Path | None, typer.Option(help="Write OUT.json, OUT.csv and OUT.png.")] = None,
     ray: Annotated[str | None, typer.Option(help="Run the games on the Ray cluster at ADDRESS.")] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Go on from OUT.games.jsonl, the games a stopped run with --out finished.")
+    ] = False,
 ) -> None:
-    """Bots play each other in every seating; OpenSkill (Plackett-Luce) rates them."""
+    """Bots play each other in every seating; OpenSkill (Plackett-Luce) rates them.
+
+    With --out, each finished game is also appended to OUT.games.jsonl at once, so a long run that
+    is stopped loses nothing: the same command with --resume plays only the games still missing
+    (with unchanged bots, the same games give the same results).  The journal is removed once the
+    table is written."""
     from ..ai import arena as arena_mod
     from ..ai import make_bot
     from .options import parse_game_options
@@ -342,16 +351,39 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             make_bot(kind, game)
     except ValueError as exc:
         fail(str(exc))
+    if resume and out is None:
+        fail("--resume goes on from the journal of --out: give the same --out as the stopped run")
     specs = arena_mod.schedule(
         game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups
     )
+    journal = arena_mod.Journal(out.with_suffix(".games.jsonl")) if out is not None else None
+    kept: list[arena_mod.GameResult] = []
+    if journal is not None:
+        if resume:
+            try:
+                kept = journal.load(specs)
+            except (OSError, ValueError) as exc:
+                fail(str(exc))
+            err_console.print(f"resuming: {len(kept)} of {len(specs)} games already played ({journal.path})")
+        elif journal.path.exists():
+            err_console.print(f"starting again: {journal.path} is replaced (--resume goes on from it)")
+        journal.start(kept)
+    done = {arena_mod.journal_key(r.spec) for r in kept}
+    todo = [spec for spec in specs if arena_mod.journal_key(spec) not in done]
+    report = _progress_reporter(len(specs), len(kept))
     with _progress_bar() as progress:
-        task = progress.add_task(f"{game} games", total=len(specs))
-        results = arena_mod.run(
-            specs,
+        task = progress.add_task(f"{game} games", total=len(specs), completed=len(kept))
+
+        def show(finished: int, _total: int) -> None:
+            progress.update(task, completed=len(kept) + finished)
+            report(len(kept) + finished)
+
+        results = kept + arena_mod.run(
+            todo,
             workers=workers or None,
-            progress=lambda d, t: progress.update(task, completed=d, total=t),
+            progress=show,
             ray_address=ray,
+            on_result=journal.add if journal is not None else None,
         )
     rows = arena_mod.table(arena_mod.rate(results))
     table = Table(title=f"{game} arena: {len(results)} games, OpenSkill Plackett-Luce")
@@ -383,6 +415,23 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         }
         for path in arena_mod.write_outputs(rows, meta, out):
             console.print(f"wrote {path}")
+        if journal is not None:
+            journal.remove()
+
+
+def _progress_reporter(total: int, start: int) -> Callable[[int], None]:
+    """Where the bar cannot be drawn (output to a file or a pipe), a line every 5% of the games."""
+    if err_console.is_terminal:
+        return lambda _done: None
+    step = max(1, total // 20)
+    last = [start]
+
+    def report(done: int) -> None:
+        if done - last[0] >= step or done == total:
+            last[0] = done
+            err_console.print(f"{done}/{total} games", highlight=False)
+
+    return report
 
 
 def _parse_group(text: str) -> tuple[tuple[str, ...], int]:
