@@ -257,14 +257,18 @@ class Journal:
     def start(self, kept: list[GameResult]) -> None:
         """Rewrite the journal with the results kept (dropping a half-written last line)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), "utf-8")
+        self.path.write_text("".join(map(_journal_line, kept)), "utf-8")
 
     def add(self, result: GameResult) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(asdict(result)) + "\n")
+            handle.write(_journal_line(result))
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def _journal_line(result: GameResult) -> str:
+    return json.dumps(asdict(result)) + "\n"
 
 
 def journal_key(spec: GameSpec) -> tuple[str, str, tuple[str, ...], int]:
