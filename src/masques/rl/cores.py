@@ -1,0 +1,28 @@
+"""The compiled twin of each game that has one, by name (see :mod:`masques.rl.compiled`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import Game
+from .compiled import AVAILABLE, Core
+
+COMPILED_GAMES = ("maske", "masker")
+
+
+def has_core(game: Game) -> bool:
+    """Whether ``game`` has a compiled twin here (numba installed)."""
+    return AVAILABLE and game.name in COMPILED_GAMES
+
+
+def core_for(game: Game) -> Core[Any, Any] | None:
+    """The compiled twin of ``game``, or None (no twin for this game, or numba is not installed)."""
+    if not has_core(game):
+        return None
+    if game.name == "masker":
+        from .masker_core import MaskerCore
+
+        return MaskerCore(game)  # type: ignore[arg-type]
+    from .maske_core import MaskeCore
+
+    return MaskeCore(game)  # type: ignore[arg-type]
