@@ -47,7 +47,7 @@ def test_masks_are_the_legal_actions_and_rewards_the_returns(name: str, options:
     env = aec_env(name, **options)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
-    state = env.position
+    state = env.position  # read again after each step: the position follows when read
     space = env.observation_space(env.possible_agents[0])
     steps = 0
     while not state.is_terminal():
@@ -61,6 +61,7 @@ def test_masks_are_the_legal_actions_and_rewards_the_returns(name: str, options:
         legal = state.legal_actions()
         env.step(legal[int(rng.integers(len(legal)))])
         steps += 1
+        state = env.position
         assert all(v == 0.0 for v in env.rewards.values()) or state.is_terminal()
     returns = state.returns()
     assert sum(returns) == pytest.approx(1.0)

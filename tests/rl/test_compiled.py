@@ -2,7 +2,8 @@
 Masker and Maske declare, the twin's mask is the engine's legal actions, every seat's vector is the
 encoder's vector of that seat's observation, and the terminal flag, the next seat and the returns are
 the engine's; an action the engine refuses, the twin refuses without changing anything.  Positions
-the twin did not follow (drawn by a game's sampler) are loaded and checked the same way."""
+the twin did not follow (drawn by a game's sampler) are loaded and checked the same way; and the
+environment on the twin gives what the Python environment gives, its ``position`` included."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from masques.engine import JSON, TERMINAL, State, game_class, load_game
+from masques.engine import JSON, TERMINAL, ActionError, IllegalActionError, State, game_class, load_game
+from masques.rl import aec_env
+from masques.rl.aec import CompiledAECEnv, MasquesAECEnv
 from masques.rl.compiled import ILLEGAL, OVER, Core
 from masques.rl.cores import COMPILED_GAMES, core_for
 from masques.rl.encoders import encoder_for
@@ -116,3 +119,57 @@ def test_the_twin_loads_any_position(name: str, options: dict[str, JSON]) -> Non
         for _ in range(rng.randrange(1, 40)):
             if not state.is_terminal():
                 state.apply(state.random_legal_action(rng))
+
+
+@pytest.mark.parametrize(("name", "options"), PARAMS)
+def test_the_environment_on_the_twin_is_the_python_one(name: str, options: dict[str, JSON]) -> None:
+    """Same observations, rewards, agents and position as the environment that steps the engine."""
+    compiled = aec_env(name, **options)
+    assert isinstance(compiled, CompiledAECEnv)
+    python = MasquesAECEnv(name, **options)
+    rng = random.Random(2)
+    for env in (compiled, python):
+        env.reset(seed=2)
+    for _ in python.agent_iter():
+        assert compiled.agent_selection == python.agent_selection
+        for agent in python.possible_agents:
+            ours, theirs = compiled.observe(agent), python.observe(agent)
+            assert np.array_equal(ours["observation"], theirs["observation"])
+            assert np.array_equal(ours["action_mask"], theirs["action_mask"])
+        if rng.randrange(10) == 0:  # the position, read now and then, is the engine's
+            assert compiled.position.serialize() == python.position.serialize()
+            assert compiled.render() == python.render()
+        _, reward, terminated, truncated, _ = python.last()
+        assert compiled.last()[1:4] == (reward, terminated, truncated)
+        if terminated or truncated:
+            action = None
+        else:
+            legal = np.flatnonzero(python.observe(python.agent_selection)["action_mask"])
+            action = int(legal[rng.randrange(len(legal))])
+        compiled.step(action)
+        python.step(action)
+    assert compiled.rewards == python.rewards and not compiled.agents
+    assert compiled.position.serialize() == python.position.serialize()
+
+
+@pytest.mark.parametrize("name", COMPILED_GAMES)
+def test_an_illegal_action_on_the_twin_raises_the_engines_error(name: str) -> None:
+    env = aec_env(name)
+    env.reset(seed=1)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+    env.step(legal[0])
+    state = env.position
+    before = state.serialize()
+    illegal = next(a for a in range(env.game.num_distinct_actions) if not state.is_legal(a))
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(illegal)
+    with pytest.raises(ActionError):
+        env.step(10**30)  # out of range, even for the twin's integers
+    assert env.position.serialize() == before
+    assert np.array_equal(env.observe(env.agent_selection)["action_mask"], legal_mask_of(state))
+
+
+def legal_mask_of(state: State) -> np.ndarray[Any, np.dtype[np.int8]]:
+    mask = np.zeros(state.game.num_distinct_actions, dtype=np.int8)
+    mask[state.legal_actions()] = 1
+    return mask

@@ -88,15 +88,16 @@ def test_the_tracker_on_sampled_states(name: str) -> None:
 
 
 def test_a_state_changed_behind_the_trackers_back_is_met_afresh_after_forget() -> None:
-    env = aec_env("masker", players=3)
-    env.reset(seed=4)
-    state = env.position
-    before = env.observe("player_0")["observation"]
+    game = load_game("masker", {"players": 3})
+    encoder = encoder_for(game)
+    tracker = encoder.tracker()
+    state = game.new_initial_state(4)
+    before = tracker.vector(state, 0)
     state.tokens = [c for c in range(5) if c not in state.tokens][:1] + state.tokens[1:]
-    env.tracker.forget()
-    after = env.observe("player_0")["observation"]
+    tracker.forget()
+    after = tracker.vector(state, 0)
     assert not np.array_equal(before, after)
-    assert np.array_equal(after, env.encoder.encode(state.observation(0)))
+    assert np.array_equal(after, encoder.encode(state.observation(0)))
 
 
 @pytest.mark.parametrize("name", game_names())

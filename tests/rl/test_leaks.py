@@ -55,6 +55,7 @@ def test_states_a_seat_cannot_tell_apart_give_it_the_same_arrays(name: str, opti
                     assert np.array_equal(mine["action_mask"], theirs["action_mask"]), (seat, step)
         follower.step(state.random_legal_action(rng))
         step += 1
+        state = follower.position  # the same state, brought up to date when read
     assert differing > 0, "the sampler never changed a hidden part: the test would prove nothing"
 
 

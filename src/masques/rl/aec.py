@@ -10,10 +10,14 @@ the caller owns.  Rewards are zero until the game ends, then each seat gets the 
 (winners share 1).  An illegal action raises the engine's :class:`~masques.engine.ActionError` and
 changes nothing.
 
-The vector comes from the encoder's fast path (its tracker), which follows the game action by action
-and gives exactly the vector of the observation dict without building it; observations are computed
-only when ``observe`` or ``last`` asks.  Masks and vectors are not shared or reused between calls:
-an agent that keeps an observation keeps it as it was.
+Masker and Maske run on a compiled twin of their rules (:mod:`masques.rl.compiled`, when numba is
+installed): it applies the actions and writes vectors and masks, and parity tests hold it equal to the
+engine and the encoder.  The engine's state then follows lazily: ``position`` replays the actions the
+twin played since it was last read.  The other games step the engine and take the vector from the
+encoder's fast path (its tracker), which follows the game action by action and gives exactly the
+vector of the observation dict without building it.  Observations are computed only when
+``observe`` or ``last`` asks.  Masks and vectors are not shared or reused between calls: an agent
+that keeps an observation keeps it as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine import Game, State, load_game
+from .compiled import ILLEGAL, Core
+from .cores import core_for, has_core
 from .encoders import encoder_for
 from .encoding import RENDER_MODES, check_render_mode
 
@@ -69,7 +75,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             a: spaces.Discrete(self.game.num_distinct_actions) for a in self.possible_agents
         }
         self._num_actions = self.game.num_distinct_actions
-        self._seeds = random.Random()
+        self._seed: int | None = None  # the last seed given to reset
+        self._seeds: random.Random | None = None  # the seeds drawn from it, made when first needed
         self.tracker = self.encoder.tracker()
         self.state_: State | None = None
 
@@ -84,19 +91,22 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         """A new game.  With ``seed`` it is the engine's game of that seed; without one, the next seed
         drawn from the last seed given (or from the system's randomness before any)."""
         if seed is not None:
-            self._seeds = random.Random(seed)
+            self._seed, self._seeds = seed, None  # seeding a generator costs more than a short game
             game_seed = seed
         else:
+            if self._seeds is None:
+                self._seeds = random.Random(self._seed)
             game_seed = self._seeds.randrange(2**31)
         self.load(self.game.new_initial_state(game_seed))
 
     def load(self, state: State) -> None:
         """Start the episode from a given position (tests, curricula).  The position is not copied:
-        change it afterwards only through ``step``, or load it again."""
+        the episode plays on it (read it through ``position``, which brings it up to date); change it
+        only through ``step``, or load it again."""
         if state.game.name != self.game.name or state.game.options != self.game.options:
             raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
         self.state_ = state
-        self.tracker.forget()
+        self._follow(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -132,12 +142,19 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             self.agent_selection = self.possible_agents[state.current_player]
 
     def _finish(self, last: str) -> None:
-        returns = self.position.returns()
+        returns = self._returns()
         for agent, value in zip(self.possible_agents, returns, strict=True):
             self.rewards[agent] = float(value)
             self.terminations[agent] = True
         self._accumulate_rewards()
         self.agent_selection = last
+
+    def _returns(self) -> list[float]:
+        return self.position.returns()
+
+    def _follow(self, state: State) -> None:
+        """Make the vectors come from ``state`` from now on."""
+        self.tracker.forget()
 
     # -- views ----------------------------------------------------------------------------------
     def observe(self, agent: str) -> Observation:
@@ -160,7 +177,75 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         """Nothing to release: the environment holds only Python objects."""
 
 
+class CompiledAECEnv(MasquesAECEnv):
+    """The same environment stepped by a game's compiled twin (see the module docstring).
+
+    ``position`` is the engine's state brought up to date on demand: stepping costs one call into the
+    twin, an observation another.  An action the twin refuses is handed to the engine, which raises
+    its own error with its reason."""
+
+    def __init__(self, game: str, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__(game, render_mode=render_mode, **options)
+        core = core_for(self.game)
+        if core is None:
+            raise ValueError(f"{self.game.name} has no compiled twin here")
+        self.core: Core[Any, Any] = core
+        self._words = core.words
+        self._apply = core.apply
+        self._write = core.write
+        self._size = core.size
+        self._pending: list[int] = []  # actions the twin played that the engine's state has not
+
+    def _follow(self, state: State) -> None:
+        self.core.load(state)
+        self._pending = []
+
+    @property
+    def position(self) -> State:
+        """The current game state (the true one, hidden parts included: not for agents)."""
+        state = self.state_
+        if state is None:
+            raise RuntimeError(NOT_RESET)
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for action in pending:
+                state.apply(action)
+        return state
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
+        action = int(action)
+        nxt = self._apply(self._words, action) if 0 <= action < self._num_actions else ILLEGAL
+        if nxt == ILLEGAL:
+            self.position.apply(action)  # raises the engine's error, with its reason
+            raise AssertionError(f"the compiled twin refused {action}, which the engine took")
+        self._pending.append(action)
+        self._cumulative_rewards[agent] = 0.0
+        if nxt < 0:
+            self._finish(agent)
+        else:
+            self.agent_selection = self.possible_agents[nxt]
+
+    def _returns(self) -> list[float]:
+        return self.core.returns()
+
+    def observe(self, agent: str) -> Observation:
+        """The agent's vector and mask from the twin, both new arrays the caller owns."""
+        if self.state_ is None:
+            raise RuntimeError(NOT_RESET)
+        vector = np.empty(self._size, dtype=np.float32)
+        mask = np.empty(self._num_actions, dtype=np.int8)
+        self._write(self._words, self.seat_of[agent], vector, mask)
+        return {"observation": vector, "action_mask": mask}
+
+
 def aec_env(game: str, render_mode: str | None = None, **options: Any) -> MasquesAECEnv:
     """The AEC environment of ``game`` (masker, maske, mascarade, blokus3d) with the game's options,
-    e.g. ``aec_env("masker", players=3, variant="3d")``."""
-    return MasquesAECEnv(game, render_mode=render_mode, **options)
+    e.g. ``aec_env("masker", players=3, variant="3d")``; on the compiled twin where there is one."""
+    env = CompiledAECEnv if has_core(load_game(game, options)) else MasquesAECEnv
+    return env(game, render_mode=render_mode, **options)
