@@ -82,6 +82,14 @@ class Core(ABC, Generic[G, S]):
     def load(self, state: S) -> None:
         """Write ``state`` (any position of this game, hidden parts included) into ``words``."""
 
+    def warm_up(self) -> None:
+        """Load the compiled functions now (compile them, the first time on a machine), so that the
+        first step of an episode costs what the others do."""
+        self.load(cast(S, self.game.new_initial_state(0)))
+        self.observe(0)
+        self.apply(self.words, -1)
+        self.returns()
+
     def returns(self) -> list[float]:
         """The game's returns (winners share 1; zeros before the end), as the engine computes them."""
         out = np.zeros(self.game.num_players, dtype=np.float64)

@@ -19,10 +19,14 @@ def core_for(game: Game) -> Core[Any, Any] | None:
     """The compiled twin of ``game``, or None (no twin for this game, or numba is not installed)."""
     if not has_core(game):
         return None
+    core: Core[Any, Any]
     if game.name == "masker":
         from .masker_core import MaskerCore
 
-        return MaskerCore(game)  # type: ignore[arg-type]
-    from .maske_core import MaskeCore
+        core = MaskerCore(game)  # type: ignore[arg-type]
+    else:
+        from .maske_core import MaskeCore
 
-    return MaskeCore(game)  # type: ignore[arg-type]
+        core = MaskeCore(game)  # type: ignore[arg-type]
+    core.warm_up()
+    return core

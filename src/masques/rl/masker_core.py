@@ -283,6 +283,12 @@ def legal_mask(w: Words, mask: Mask) -> None:
 
 
 @jit
+def relative(code: int, mine: int) -> int:
+    """A code as the viewer whose colour is ``mine`` sees it: its own colour first (the encoder's)."""
+    return (code - mine) % NUM_COLOURS if code < NUM_COLOURS else code
+
+
+@jit
 def write(w: Words, seat: int, out: Vector, mask: Mask) -> None:
     """``seat``'s observation vector (the encoder's blocks, in its order) and mask."""
     if w[OVER] == 0 and w[PLAYER] == seat:
@@ -302,17 +308,12 @@ def write(w: Words, seat: int, out: Vector, mask: Mask) -> None:
     flags = steps + MAX_STEPS + 1
     out[:] = 0.0
     mine = w[TOKENS + team_of(w, seat)]  # MK-15: the seat's own colour, the one token it knows
-    rel = np.empty(CODES, dtype=np.int32)
-    for code in range(NUM_COLOURS):
-        rel[code] = (code - mine) % NUM_COLOURS
-    rel[WHITE] = WHITE
-    rel[RUNNER] = RUNNER
     for cell in range(cells):
         length = w[STACK_LEN + cell]
         for z in range(length):
-            out[(cell * height + z) * CODES + rel[w[STACKS + cell * MAX_HEIGHT + z]]] = 1.0
+            out[(cell * height + z) * CODES + relative(w[STACKS + cell * MAX_HEIGHT + z], mine)] = 1.0
         if length:
-            code = rel[w[STACKS + cell * MAX_HEIGHT + length - 1]]
+            code = relative(w[STACKS + cell * MAX_HEIGHT + length - 1], mine)
             for k in range(4):
                 near = w[NEAR + 4 * cell + k]
                 if near >= 0:
@@ -321,25 +322,23 @@ def write(w: Words, seat: int, out: Vector, mask: Mask) -> None:
         for cell in range(cells):
             if is_target(w, cell):
                 out[reach + cell] = 1.0
-    counts = np.zeros(CODES - 1, dtype=np.int32)
     for s in range(n):
         length = w[PILE_LEN + s]
         if length:
-            counts[:] = 0
-            for k in range(length):
-                counts[rel[w[PILES + s * MAX_PILE + k]]] += 1
             base = piles + ((s - seat) % n) * (CODES - 1)
+            for k in range(length):  # counts first (exact in float32), then scaled as the encoder does
+                out[base + relative(w[PILES + s * MAX_PILE + k], mine)] += 1.0
             for k in range(NUM_COLOURS):
-                out[base + k] = counts[k] * COLOUR_SCALE
-            out[base + WHITE] = counts[WHITE] * WHITE_SCALE
+                out[base + k] = out[base + k] * COLOUR_SCALE
+            out[base + WHITE] = out[base + WHITE] * WHITE_SCALE
             out[held + (s - seat) % n] = length / cap
         if w[ELIMINATED + s]:
             out[out_seats + (s - seat) % n] = 1.0
     for code in range(NUM_COLOURS):
-        out[on_board + rel[code]] = w[ON_BOARD + code] * COLOUR_SCALE
+        out[on_board + relative(code, mine)] = w[ON_BOARD + code] * COLOUR_SCALE
     out[on_board + WHITE] = w[ON_BOARD + WHITE] * WHITE_SCALE
     for e in range(w[ELIMS]):
-        out[out_colours + rel[w[ELIM_COLOURS + e]]] = 1.0
+        out[out_colours + relative(w[ELIM_COLOURS + e], mine)] = 1.0
     if w[OVER] == 0:
         out[to_move + (w[PLAYER] - seat) % n] = 1.0
     out[steps + w[STEPS]] = 1.0
