@@ -31,7 +31,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine import Game, State, load_game
-from .compiled import ILLEGAL, Core
+from .compiled import ILLEGAL, OVER, Core
 from .cores import core_for, has_core
 from .encoders import encoder_for
 from .encoding import RENDER_MODES, check_render_mode
@@ -133,13 +133,18 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             return
         if action is None:
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
-        state = self.position
-        state.apply(int(action))
+        nxt = self._play(int(action))
         self._cumulative_rewards[agent] = 0.0
-        if state.is_terminal():
+        if nxt == OVER:
             self._finish(agent)
         else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            self.agent_selection = self.possible_agents[nxt]
+
+    def _play(self, action: int) -> int:
+        """Apply ``action`` (or raise the engine's error): the next seat to act, or ``OVER``."""
+        state = self.position
+        state.apply(action)
+        return OVER if state.is_terminal() else state.current_player
 
     def _finish(self, last: str) -> None:
         returns = self._returns()
@@ -212,24 +217,13 @@ class CompiledAECEnv(MasquesAECEnv):
                 state.apply(action)
         return state
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        if action is None:
-            raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
-        action = int(action)
+    def _play(self, action: int) -> int:
         nxt = self._apply(self._words, action) if 0 <= action < self._num_actions else ILLEGAL
         if nxt == ILLEGAL:
             self.position.apply(action)  # raises the engine's error, with its reason
             raise AssertionError(f"the compiled twin refused {action}, which the engine took")
         self._pending.append(action)
-        self._cumulative_rewards[agent] = 0.0
-        if nxt < 0:
-            self._finish(agent)
-        else:
-            self.agent_selection = self.possible_agents[nxt]
+        return nxt
 
     def _returns(self) -> list[float]:
         return self.core.returns()
