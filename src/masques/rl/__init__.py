@@ -6,8 +6,10 @@
 
 Observations encode a seat's own observation dict only (``encoders``), so what a seat may not see
 never reaches a policy; environments compute the same vectors straight from the state, reading only
-the fields that dict shows the seat (each encoder's tracker: tests check both agree).  This layer
-uses the engine, the games and the bots; nothing else in masques imports it.
+the fields that dict shows the seat (each encoder's tracker: tests check both agree).  The Masker
+and Maske AEC environments run on compiled twins of the rules (``compiled``, numba) that write the
+same vectors and masks; parity tests hold them to the engine and the encoders.  This layer uses the
+engine, the games and the bots; nothing else in masques imports it.
 """
 
 from .aec import MasquesAECEnv, aec_env
