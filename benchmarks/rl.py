@@ -167,7 +167,9 @@ def twin_costs(env: CompiledAECEnv, games: list[tuple[int, list[int]]]) -> dict[
         return clock() - start
 
     positions = sum(len(moves) for _, moves in games)
-    loads, applies, writes = (min(replay(s, w) for _ in range(5)) for s, w in ((False, False), (True, False), (True, True)))
+    loads, applies, writes = (
+        min(replay(s, w) for _ in range(5)) for s, w in ((False, False), (True, False), (True, True))
+    )
     return {"apply": (applies - loads) / positions * 1e6, "vector": (writes - applies) / positions * 1e6}
 
 
