@@ -1,12 +1,13 @@
 """What the compiled twins of the games share.
 
-A Python engine step costs more than an environment may spend on a whole step, so for the games whose
-environments were too slow (Masker, Maske) the environment runs on a *core*: the game's rules again,
-compiled with numba, over a flat ``int32`` array that holds the whole position.  One call applies an
-action, one call writes a seat's observation vector and mask.  The Python engine stays the reference:
-it makes every initial state (so chance is the engine's own), the core is loaded from it, and parity
-tests check, action by action over every configuration, that the core's masks, vectors, terminal flag
-and returns are the engine's and its encoder's.
+An environment step should cost at most two engine actions, and PettingZoo's loop with the numpy
+arrays of an observation already costs about one of Masker's or Maske's 5 µs actions.  So their
+environments run on a *twin* (a ``Core``): the game's rules again, compiled with numba, over a flat
+``int32`` array that holds the whole position.  One call applies an action, one call writes a seat's
+observation vector and mask.  The Python engine stays the reference: it makes every initial state
+(so chance is the engine's own), the twin is loaded from it, and parity tests check, action by
+action over every configuration, that the twin's masks, vectors, terminal flag and returns are the
+engine's and its encoder's.
 
 numba is optional (extra ``masques[rl]``): without it the environments take the Python path (engine
 and tracker).
