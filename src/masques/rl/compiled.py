@@ -66,13 +66,12 @@ class Core(ABC, Generic[G, S]):
     seat's turn).  Environments call the two functions directly: a method call in between costs a
     measurable part of a step."""
 
-    apply: ApplyFn
-    write: WriteFn
-    returns_fn: ReturnsFn
-
-    def __init__(self, game: G, size: int) -> None:
+    def __init__(self, game: G, size: int, apply: ApplyFn, write: WriteFn, returns: ReturnsFn) -> None:
         self.game = game
         self.size = size
+        self.apply = apply  # instance attributes: a compiled function is no method
+        self.write = write
+        self.returns_fn = returns
         self.words: Words = np.zeros(self.words_size(), dtype=np.int32)
 
     @abstractmethod

@@ -34,7 +34,18 @@ from ..games.maske.game import (
     MaskeState,
 )
 from .compiled import Core, Mask, Vector, Words, jit
-from .maske import EXTRA_CAP, MAX_LEFT, MAX_OPS, PHASE_INDEX, PHASES, POINTS_CAP, RINGS, STAGE_INDEX, STAGES
+from .maske import (
+    EXTRA_CAP,
+    MAX_LEFT,
+    MAX_OPS,
+    PHASE_INDEX,
+    PHASES,
+    POINTS_CAP,
+    RINGS,
+    STAGE_INDEX,
+    STAGES,
+    MaskeEncoder,
+)
 
 HOLES = SIZE * SIZE
 NUM_CARDS = len(CARDS)
@@ -778,12 +789,7 @@ class MaskeCore(Core[MaskeGame, MaskeState]):
     """Maske's twin: ``load`` copies a ``MaskeState`` into the words."""
 
     def __init__(self, game: MaskeGame) -> None:
-        from .maske import MaskeEncoder
-
-        super().__init__(game, MaskeEncoder(game).size)
-        self.apply = apply
-        self.write = write
-        self.returns_fn = returns
+        super().__init__(game, MaskeEncoder(game).size, apply, write, returns)
 
     def words_size(self) -> int:
         return WORDS

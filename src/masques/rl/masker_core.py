@@ -375,10 +375,7 @@ class MaskerCore(Core[MaskerGame, MaskerState]):
     """Masker's twin: ``load`` copies a ``MaskerState`` into the words."""
 
     def __init__(self, game: MaskerGame) -> None:
-        super().__init__(game, MaskerEncoder(game).size)
-        self.apply = apply
-        self.write = write
-        self.returns_fn = returns
+        super().__init__(game, MaskerEncoder(game).size, apply, write, returns)
         header = [0] * NEAR
         header[N] = game.num_players
         header[CELLS] = game.cells
