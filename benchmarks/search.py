@@ -4,7 +4,9 @@ Usage: python benchmarks/search.py [GAME ...] [--positions N]
 Positions are taken from seeded random games (every few moves), so runs are comparable.  Times are
 the CPU time of this process (``time.process_time``), so other work on the machine inflates them
 less.  ``--levels hard,openspiel`` compares our hard level with OpenSpiel's bot at its simulation
-count (the arena's "equal time per move" comparisons).
+count (the arena's "equal time per move" comparisons).  Levels that solve endgames instead of
+searching with a fixed iteration count (Mascarade hard and expert, ``ENDGAME_LEVELS``) show their
+pool reach and samples in place of the iterations.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import random
 import time
 
 from masques.ai import LEVELS, make_bot
-from masques.ai.bots import OPENSPIEL_SIMULATIONS
+from masques.ai.bots import ENDGAME_LEVELS, OPENSPIEL_SIMULATIONS
 from masques.engine import game_names, load_game
 
 OPTIONS = {
@@ -61,6 +63,11 @@ def main() -> None:
             for game, seat, history, legal in sample:
                 bot.act(game, seat, history, legal, random.Random(0))
             per_move = (time.process_time() - start) / len(sample)
+            if level in ENDGAME_LEVELS.get(name, {}):
+                reach, samples, _ = ENDGAME_LEVELS[name][level]
+                label = f"solve<={reach}x{samples}"
+                print(f"{name:<10}{level:<8}{label:>11}{per_move:>9.3f}{'-':>14}")
+                continue
             iterations = OPENSPIEL_SIMULATIONS[name] if level == "openspiel" else LEVELS[name][level][0]
             print(f"{name:<10}{level:<8}{iterations:>11}{per_move:>9.3f}{iterations / per_move:>14,.0f}")
 

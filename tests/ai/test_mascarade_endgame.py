@@ -1,0 +1,133 @@
+"""The Mascarade endgame solver against a plain minimax over the engine itself (MC-5 .. MC-8), and
+the bot that plays from it: it converts forced wins and acts on its seat's observations only."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+
+import pytest
+
+from masques.ai import make_bot
+from masques.ai.mascarade_endgame import LOSS, TIE, WIN, EndgameBot, EndgameSolver, solve
+from masques.engine import load_game
+from masques.games.mascarade.game import MascaradeState
+
+Histories = list[list[object]]
+
+
+def late_position(players: int, seed: int, pool: int, in_hands: int) -> tuple[MascaradeState, Histories]:
+    """A random game played until the pool holds ``pool`` cards and the hands at most ``in_hands``
+    (past that, to keep the reference minimax small); with each seat's observation history."""
+    game = load_game("mascarade", {"players": players})
+    state = game.new_initial_state(seed)
+    assert isinstance(state, MascaradeState)
+    rng = random.Random(seed)
+    histories: Histories = [[state.observation(s)] for s in range(players)]
+    while not state.is_terminal():
+        if len(state.pool) <= pool and sum(h.bit_count() for h in state.hands) <= in_hands:
+            break
+        state.apply(state.random_legal_action(rng))
+        for s in range(players):
+            histories[s].append(state.observation(s))
+    return state, histories
+
+
+def reference(state: MascaradeState, seat: int) -> int:
+    """Minimax on the engine's own rules: the best outcome ``seat`` can force, the others against it."""
+
+    @cache
+    def value(key: str) -> int:
+        node = positions[key]
+        if node.is_terminal():
+            if node.tie_break is not None and seat in node.tie_break[:-1]:
+                return TIE
+            return WIN if node.winners() == [seat] else LOSS
+        outcomes = []
+        for action in node.legal_actions():
+            child = node.clone()
+            child.apply(action)
+            outcomes.append(value(remember(child)))
+        return max(outcomes) if node.current_player == seat else min(outcomes)
+
+    positions: dict[str, MascaradeState] = {}
+
+    def remember(node: MascaradeState) -> str:
+        parts = [node.hands, node.board, node.pool, node.player, node.empty_passes, node.over, node.winner]
+        key = json.dumps(parts)
+        positions.setdefault(key, node)
+        return key
+
+    return value(remember(state))
+
+
+CASES = [(2, seed, 0, 8) for seed in range(6)] + [(2, seed, 2, 9) for seed in range(6, 9)] + [(3, 9, 0, 7)]
+
+
+@pytest.mark.parametrize(("players", "seed", "pool", "in_hands"), CASES)
+def test_solver_agrees_with_minimax_over_the_engine(
+    players: int, seed: int, pool: int, in_hands: int
+) -> None:
+    """MC-5 .. MC-8 as the solver plays them give, for every first action, the outcome that a
+    minimax over the engine's own states gives (placements, refills, forced draws, passes, the
+    closing round of passes and its tie)."""
+    state, _ = late_position(players, seed, pool, in_hands)
+    assert not state.is_terminal()
+    seat = state.current_player
+    actions = state.legal_actions()
+    outcomes = solve(state, seat, actions, budget=10**6)
+    assert outcomes is not None
+    for action in actions:
+        child = state.clone()
+        child.apply(action)
+        assert outcomes[action] == reference(child, seat), f"seed {seed}, action {action}"
+
+
+def test_solver_gives_up_beyond_its_budget() -> None:
+    state, _ = late_position(2, 1, 0, 10)
+    seat = state.current_player
+    assert solve(state, seat, state.legal_actions(), budget=1) is None
+    solver = EndgameSolver(state, seat, budget=10**6)
+    assert solver.outcome(state.legal_actions()[0]) in (WIN, TIE, LOSS)
+
+
+def mixed_position() -> tuple[MascaradeState, Histories, dict[int, int]]:
+    """A late 2-player position where some action forces a win and some does not."""
+    for seed in range(200):
+        state, histories = late_position(2, seed, 0, 8)
+        if state.is_terminal():
+            continue
+        outcomes = solve(state, state.current_player, state.legal_actions(), budget=10**6)
+        assert outcomes is not None
+        if WIN in outcomes.values() and min(outcomes.values()) < WIN:
+            return state, histories, outcomes
+    raise AssertionError("no position with a winning and a non-winning action in 200 games")
+
+
+def test_the_bot_plays_a_forced_win() -> None:
+    state, histories, outcomes = mixed_position()
+    seat = state.current_player
+    game = state.game
+    for seed in range(5):
+        bot = EndgameBot(make_bot("random", "mascarade"), reach=0, samples=4, budget=10**6)
+        action = bot.act(game, seat, histories[seat], state.legal_actions(), random.Random(seed))
+        assert outcomes[action] == WIN
+
+
+@pytest.mark.parametrize("kind", ["hard", "expert"])
+def test_fairness_of_the_endgame_levels(kind: str) -> None:
+    """Late in the game, where the solver plays: two true states the seat cannot tell apart (others'
+    hands and the pool order differ) give the same action."""
+    state, histories = late_position(2, 3, 1, 10)
+    seat = state.current_player
+    game = state.game
+    twins = (game.sample_state(seat, histories[seat], random.Random(k)) for k in range(50))
+    hidden = (state.hands, state.pool)
+    twin = next(t for t in twins if isinstance(t, MascaradeState) and (t.hands, t.pool) != hidden)
+    assert twin.observation(seat) == state.observation(seat)
+    bots = [make_bot(kind, "mascarade") for _ in range(2)]
+    a = bots[0].act(game, seat, histories[seat], state.legal_actions(), random.Random(3))
+    b = bots[1].act(game, seat, histories[seat], twin.legal_actions(), random.Random(3))
+    assert a == b
+    assert [getattr(bot, "solved", None) for bot in bots] == [1, 1]  # the solver chose, not greedy
