@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import JSON, Game, State
@@ -82,7 +82,8 @@ class SearchBot:
     """SO-ISMCTS (UCT for perfect information) with a fixed iteration budget.
 
     ``playout_depth`` cuts playouts short and scores the position with the game's evaluation (the
-    best-evaluated seat wins the playout); 0 plays to the end.
+    best-evaluated seat wins the playout); 0 plays to the end.  ``policy`` chooses the playout moves
+    (``playouts.POLICIES``); by default they are uniformly random.
     """
 
     def __init__(
@@ -93,8 +94,10 @@ class SearchBot:
         playout_depth: int = 0,
         name: str = "mcts",
         root_moves: int = 12,
+        policy: Callable[[State, random.Random], int] | None = None,
     ) -> None:
         self.iterations = iterations
+        self.policy = policy
         self.root_moves = root_moves
         self.exploration = exploration
         self.playout_depth = playout_depth
@@ -171,10 +174,11 @@ class SearchBot:
 
     def _playout(self, game: Game, state: State, rng: random.Random) -> list[float]:
         depth = 0
+        policy = self.policy
         while not state.is_terminal():
             if self.playout_depth and depth >= self.playout_depth:
                 return self._judge(game, state)
-            state.apply(state.random_legal_action(rng))
+            state.apply(state.random_legal_action(rng) if policy is None else policy(state, rng))
             depth += 1
         return state.returns()
 
