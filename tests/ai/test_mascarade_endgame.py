@@ -1,5 +1,6 @@
-"""The Mascarade endgame solver against a plain minimax over the engine itself (MC-5 .. MC-8), and
-the bot that plays from it: it converts forced wins and acts on its seat's observations only."""
+"""The Mascarade endgame solver against a plain minimax over the engine itself (MC-5 .. MC-8), its
+compiled twin against it (same outcomes, same nodes, same budget failures), and the bot that plays
+from it: it converts forced wins and acts on its seat's observations only."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from functools import cache
 import pytest
 
 from masques.ai import make_bot
-from masques.ai.mascarade_endgame import LOSS, TIE, WIN, EndgameBot, EndgameSolver, solve
+from masques.ai.mascarade_endgame import (
+    LOSS,
+    TIE,
+    WIN,
+    EndgameBot,
+    EndgameSolver,
+    compiled_available,
+    search,
+    solve,
+)
+from masques.ai.search import GreedyBot
 from masques.engine import load_game
 from masques.games.mascarade.game import MascaradeState
 
@@ -131,3 +142,89 @@ def test_fairness_of_the_endgame_levels(kind: str) -> None:
     b = bots[1].act(game, seat, histories[seat], twin.legal_actions(), random.Random(3))
     assert a == b
     assert [getattr(bot, "solved", None) for bot in bots] == [1, 1]  # the solver chose, not greedy
+
+
+PARITY_BUDGET = 20_000
+"""Enough for most positions with a pool of 0..2; past it both solvers must give up at the same node."""
+
+needs_numba = pytest.mark.skipif(not compiled_available(), reason="numba is not installed")
+
+
+def assert_parity(state: MascaradeState, budget: int = PARITY_BUDGET) -> bool:
+    """Both solvers give every legal action of the player to move the same outcome after the same
+    number of nodes, or both give up at node ``budget + 1``; whether the search finished."""
+    seat = state.current_player
+    actions = state.legal_actions()
+    python, python_nodes = search(state, seat, actions, budget, compiled=False)
+    compiled, compiled_nodes = search(state, seat, actions, budget, compiled=True)
+    assert compiled == python
+    assert compiled_nodes == python_nodes
+    return python is not None
+
+
+@needs_numba
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_compiled_solver_searches_as_the_python_one(players: int) -> None:
+    """Same outcome for every root action and same node count, so a budget runs out at the same
+    node and a bot level plays the same with or without numba (with 3 and 4 players the others play
+    together against the seat)."""
+    finished = 0
+    for seed in range(4):
+        for pool in range(5):
+            for in_hands in (3 * players, 100):
+                state, _ = late_position(players, 100 * players + seed, pool, in_hands)
+                if not state.is_terminal():
+                    finished += assert_parity(state)
+    assert finished >= 10
+
+
+def greedy_position(players: int, seed: int, pool: int) -> MascaradeState:
+    """A game of the greedy bot at every seat, stopped when the pool holds at most ``pool`` cards."""
+    game = load_game("mascarade", {"players": players})
+    state = game.new_initial_state(seed)
+    assert isinstance(state, MascaradeState)
+    rng = random.Random(seed)
+    bot = GreedyBot(samples=1)
+    histories: Histories = [[state.observation(s)] for s in range(players)]
+    while not state.is_terminal() and len(state.pool) > pool:
+        seat = state.current_player
+        state.apply(bot.act(game, seat, histories[seat], state.legal_actions(), rng))
+        for s in range(players):
+            histories[s].append(state.observation(s))
+    return state
+
+
+@needs_numba
+@pytest.mark.parametrize(("players", "pool"), [(2, 0), (2, 2), (3, 0), (4, 0)])
+def test_the_compiled_solver_agrees_in_greedy_games(players: int, pool: int) -> None:
+    """Layouts as the bots meet them: the greedy bot's games, which pack the board more than random
+    play (the squares' narrowed sets and the move order then matter more)."""
+    for seed in range(3):
+        state = greedy_position(players, seed, pool)
+        if not state.is_terminal():
+            assert_parity(state)
+
+
+@needs_numba
+def test_the_compiled_solver_gives_up_at_the_same_node() -> None:
+    state, _ = late_position(2, 1, 1, 100)
+    seat = state.current_player
+    actions = state.legal_actions()
+    for budget in (0, 1, 7, 100, 1000):
+        assert search(state, seat, actions, budget, compiled=True) == (None, budget + 1)
+        assert search(state, seat, actions, budget, compiled=False) == (None, budget + 1)
+    outcomes, nodes = search(state, seat, actions, 10**6, compiled=False)
+    assert outcomes is not None
+    assert search(state, seat, actions, nodes, compiled=True) == (outcomes, nodes)
+    assert search(state, seat, actions, nodes - 1, compiled=True) == (None, nodes)
+
+
+@needs_numba
+def test_solve_uses_the_compiled_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With numba installed the bots' ``solve`` never builds the Python solver."""
+    state, _ = late_position(2, 4, 0, 10)
+    seat = state.current_player
+    actions = state.legal_actions()
+    expected = search(state, seat, actions, 10**6, compiled=False)[0]
+    monkeypatch.setattr("masques.ai.mascarade_endgame.EndgameSolver", None)
+    assert solve(state, seat, actions, 10**6) == expected

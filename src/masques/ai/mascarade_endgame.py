@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
 
 from ..engine import JSON, Game
 from ..games.mascarade.game import (
@@ -23,6 +24,7 @@ from ..games.mascarade.game import (
     COMPATIBLE,
     HAND,
     NEIGHBOURS,
+    NUM_CARDS,
     PASS,
     SQUARES,
     MascaradeState,
@@ -30,13 +32,23 @@ from ..games.mascarade.game import (
 from .bots import Bot
 from .evaluation import mascarade as mascarade_value
 
+MAX_PLAYERS = 4
 WIN = 2
 TIE = 1
 LOSS = 0
 """Outcomes for the solving seat: a tie (MC-8 b, fewest cards shared) is worth the lot's share."""
 
-_KEYS = [random.Random(f"mascarade-endgame-{i}").getrandbits(64) for i in range(100 * SQUARES)]
-"""One random key per (card, square): the placements since the root, hashed by XOR."""
+_RANDOM = random.Random("mascarade-endgame")
+PLACE_KEYS = [_RANDOM.getrandbits(64) for _ in range(NUM_CARDS * SQUARES)]
+HOLD_KEYS = [_RANDOM.getrandbits(64) for _ in range(MAX_PLAYERS * NUM_CARDS)]
+PLAYER_KEYS = [_RANDOM.getrandbits(64) for _ in range(MAX_PLAYERS)]
+PASS_KEYS = [_RANDOM.getrandbits(64) for _ in range(MAX_PLAYERS)]
+DRAW_KEYS = [_RANDOM.getrandbits(64) for _ in range(NUM_CARDS + 1)]
+"""Zobrist keys: a position's key is the XOR of one per placement since the root (card, square), one
+per card in a hand (seat, card), and one each for the player to move, the passes and the pool's
+size.  One 64-bit integer keys the memo (a tuple of hands costs more to build and hash, and the
+compiled twin keys its table the same way); a collision among a few million positions has a chance
+near 2**-20."""
 
 
 class BudgetExceededError(Exception):
@@ -75,11 +87,16 @@ class EndgameSolver:
         self.pool = list(state.pool)
         self.budget = budget
         self.nodes = 0
-        self.bounds: dict[tuple[int, ...], tuple[int, int]] = {}  # what is proved of each position
+        self.bounds: dict[int, tuple[int, int]] = {}  # what is proved of each position, by key
         occupied = 0
         for square, card in enumerate(state.board):
             if card >= 0:
                 occupied |= 1 << square
+        key = 0
+        for holder, hand in enumerate(state.hands):
+            for card in range(NUM_CARDS):
+                if hand >> card & 1:
+                    key ^= HOLD_KEYS[holder * NUM_CARDS + card]
         self.root = _Position(
             hands=list(state.hands),
             allowed=dict(state.allowed),
@@ -87,7 +104,7 @@ class EndgameSolver:
             draw_at=len(state.pool),
             player=state.player,
             passes=state.empty_passes,
-            key=0,
+            key=key,
         )
 
     # -- rules on positions (MC-5 .. MC-8, as the engine plays them) --------------------------
@@ -133,6 +150,7 @@ class EndgameSolver:
             return nxt
         card, square = divmod(action, SQUARES)
         hands[seat] &= ~(1 << card)
+        key = pos.key ^ PLACE_KEYS[action] ^ HOLD_KEYS[seat * NUM_CARDS + card]
         allowed = pos.allowed.copy()
         del allowed[square]
         occupied = pos.occupied | 1 << square
@@ -146,6 +164,7 @@ class EndgameSolver:
         while held < HAND and draw_at:  # MC-6
             draw_at -= 1
             hands[seat] |= 1 << self.pool[draw_at]
+            key ^= HOLD_KEYS[seat * NUM_CARDS + self.pool[draw_at]]
             held += 1
         nxt = _Position(
             hands=hands,
@@ -154,7 +173,7 @@ class EndgameSolver:
             draw_at=draw_at,
             player=(seat + 1) % n,
             passes=0,
-            key=pos.key ^ _KEYS[action],
+            key=key,
         )
         self._start_turn(nxt)
         return nxt
@@ -166,6 +185,7 @@ class EndgameSolver:
             pos.draw_at -= 1
             pos.hands = pos.hands.copy()
             pos.hands[pos.player] |= 1 << self.pool[pos.draw_at]
+            pos.key ^= HOLD_KEYS[pos.player * NUM_CARDS + self.pool[pos.draw_at]]
 
     def _fewest(self, hands: list[int]) -> int:
         """MC-8 b: the fewest cards in hand win; a shared first place goes to a lot."""
@@ -180,7 +200,7 @@ class EndgameSolver:
         """Can the solving seat force an outcome of at least ``target``?"""
         if isinstance(pos, int):
             return pos >= target
-        key = (pos.key, pos.player, pos.passes, pos.draw_at, *pos.hands)
+        key = pos.key ^ PLAYER_KEYS[pos.player] ^ PASS_KEYS[pos.passes] ^ DRAW_KEYS[pos.draw_at]
         low, high = self.bounds.get(key, (LOSS, WIN))
         if low >= target:
             return True
@@ -206,14 +226,41 @@ class EndgameSolver:
         return TIE if self.reaches(after, TIE) else LOSS
 
 
+@cache
+def compiled_available() -> bool:
+    """Whether the compiled solver runs here (numba installed); the first call loads it."""
+    try:
+        from .mascarade_endgame_core import warm_up
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return False
+    warm_up()
+    return True
+
+
+def search(
+    state: MascaradeState, seat: int, actions: list[int], budget: int, *, compiled: bool | None = None
+) -> tuple[dict[int, int] | None, int]:
+    """:func:`solve`'s answer and the nodes it searched (``budget + 1`` when it gave up), with the
+    compiled solver (the default when numba is installed) or the Python one: both search the same
+    nodes in the same order."""
+    if compiled is None:
+        compiled = compiled_available()
+    if compiled:
+        from .mascarade_endgame_core import solve_compiled
+
+        outcomes, nodes = solve_compiled(state, seat, actions, budget)
+        return (None if outcomes is None else dict(zip(actions, outcomes, strict=True))), nodes
+    solver = EndgameSolver(state, seat, budget)
+    try:
+        return {action: solver.outcome(action) for action in actions}, solver.nodes
+    except BudgetExceededError:
+        return None, solver.nodes
+
+
 def solve(state: MascaradeState, seat: int, actions: list[int], budget: int) -> dict[int, int] | None:
     """The forced outcome (WIN, TIE, LOSS) of each action for ``seat``, or None when the search
     needs more than ``budget`` nodes."""
-    solver = EndgameSolver(state, seat, budget)
-    try:
-        return {action: solver.outcome(action) for action in actions}
-    except BudgetExceededError:
-        return None
+    return search(state, seat, actions, budget)[0]
 
 
 class EndgameBot:

@@ -9,8 +9,8 @@ observation vector and mask.  The Python engine stays the reference: it makes ev
 action over every configuration, that the twin's masks, vectors, terminal flag and returns are the
 engine's and its encoder's.
 
-numba is optional (extra ``masques[rl]``): without it the environments take the Python path (engine
-and tracker).
+numba is a dependency of masques (the Mascarade endgame solver uses it too); an install without it
+still works: the environments then take the Python path (engine and tracker).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ try:
     import numba
 
     AVAILABLE = True
-except ImportError:  # pragma: no cover - the rl extra installs it
+except ImportError:  # pragma: no cover - a dependency
     AVAILABLE = False
 
 Words = npt.NDArray[np.int32]
