@@ -1,5 +1,5 @@
 """The Mascarade endgame solver compiled with numba: :class:`~masques.ai.mascarade_endgame.EndgameSolver`
-again, ten times faster or more (``benchmarks/mascarade_endgame.py``), so that the bots can sample more
+again, 5 to 13 times faster (``benchmarks/mascarade_endgame.py``), so that the bots can sample more
 worlds, or solve from more cards left in the pool, in the time a player waits.
 
 It is the Python solver step for step: the same moves in the same order (cards that fit the fewest
