@@ -147,8 +147,6 @@ def test_fairness_of_the_endgame_levels(kind: str) -> None:
 PARITY_BUDGET = 20_000
 """Enough for most positions with a pool of 0..2; past it both solvers must give up at the same node."""
 
-needs_numba = pytest.mark.skipif(not compiled_available(), reason="numba is not installed")
-
 
 def assert_parity(state: MascaradeState, budget: int = PARITY_BUDGET) -> bool:
     """Both solvers give every legal action of the player to move the same outcome after the same
@@ -162,7 +160,6 @@ def assert_parity(state: MascaradeState, budget: int = PARITY_BUDGET) -> bool:
     return python is not None
 
 
-@needs_numba
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_compiled_solver_searches_as_the_python_one(players: int) -> None:
     """Same outcome for every root action and same node count, so a budget runs out at the same
@@ -194,7 +191,6 @@ def greedy_position(players: int, seed: int, pool: int) -> MascaradeState:
     return state
 
 
-@needs_numba
 @pytest.mark.parametrize(("players", "pool"), [(2, 0), (2, 2), (3, 0), (4, 0)])
 def test_the_compiled_solver_agrees_in_greedy_games(players: int, pool: int) -> None:
     """Layouts as the bots meet them: the greedy bot's games, which pack the board more than random
@@ -205,7 +201,6 @@ def test_the_compiled_solver_agrees_in_greedy_games(players: int, pool: int) -> 
             assert_parity(state)
 
 
-@needs_numba
 def test_the_compiled_solver_gives_up_at_the_same_node() -> None:
     state, _ = late_position(2, 1, 1, 100)
     seat = state.current_player
@@ -219,9 +214,9 @@ def test_the_compiled_solver_gives_up_at_the_same_node() -> None:
     assert search(state, seat, actions, nodes - 1, compiled=True) == (None, nodes)
 
 
-@needs_numba
 def test_solve_uses_the_compiled_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With numba installed the bots' ``solve`` never builds the Python solver."""
+    """numba is a dependency, so the bots' ``solve`` never builds the Python solver."""
+    assert compiled_available()
     state, _ = late_position(2, 4, 0, 10)
     seat = state.current_player
     actions = state.legal_actions()
