@@ -31,6 +31,7 @@ from ..games.mascarade.game import (
 )
 from .bots import Bot
 from .evaluation import mascarade as mascarade_value
+from .search import best_by_evaluation
 
 MAX_PLAYERS = 4
 WIN = 2
@@ -315,14 +316,4 @@ class EndgameBot:
         best = [a for a in actions if totals[a] == top]
         if len(best) == 1:
             return best[0]
-        values = {}
-        for action in best:
-            total = 0.0
-            for world in worlds:
-                child = world.clone()
-                child.apply(action)
-                total += mascarade_value(child, seat)
-            values[action] = total
-        most = max(values.values())
-        chosen = [a for a in best if values[a] >= most - 1e-9]
-        return chosen[rng.randrange(len(chosen))]
+        return best_by_evaluation(worlds, best, seat, mascarade_value, rng)

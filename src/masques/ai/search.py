@@ -51,23 +51,34 @@ class GreedyBot:
     ) -> int:
         if len(legal_actions) == 1:
             return legal_actions[0]
-        evaluate = EVALUATIONS[game.name]
         count = self.samples if game.hidden_information else 1
         worlds = [_determinize(game, seat, observations, rng) for _ in range(count)]
-        best: list[int] = []
-        best_value = -math.inf
-        for action in legal_actions:
-            total = 0.0
-            for world in worlds:
-                child = world.clone()
-                child.apply(action)
-                total += evaluate(child, seat)
-            value = total / len(worlds)
-            if value > best_value + 1e-9:
-                best, best_value = [action], value
-            elif abs(value - best_value) <= 1e-9:
-                best.append(action)
-        return best[rng.randrange(len(best))]
+        return best_by_evaluation(worlds, legal_actions, seat, EVALUATIONS[game.name], rng)
+
+
+def best_by_evaluation(
+    worlds: Sequence[State],
+    actions: Sequence[int],
+    seat: int,
+    evaluate: Callable[[State, int], float],
+    rng: random.Random,
+) -> int:
+    """The action whose results ``evaluate`` likes best for ``seat``, averaged over ``worlds``; ties
+    (within 1e-9) broken by ``rng``."""
+    best: list[int] = []
+    best_value = -math.inf
+    for action in actions:
+        total = 0.0
+        for world in worlds:
+            child = world.clone()
+            child.apply(action)
+            total += evaluate(child, seat)
+        value = total / len(worlds)
+        if value > best_value + 1e-9:
+            best, best_value = [action], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append(action)
+    return best[rng.randrange(len(best))]
 
 
 @dataclass
