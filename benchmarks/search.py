@@ -5,8 +5,8 @@ Positions are taken from seeded random games (every few moves), so runs are comp
 the CPU time of this process (``time.process_time``), so other work on the machine inflates them
 less.  ``--levels hard,openspiel`` compares our hard level with OpenSpiel's bot at its simulation
 count (the arena's "equal time per move" comparisons).  Levels that solve endgames instead of
-searching with a fixed iteration count (Mascarade hard and expert, ``ENDGAME_LEVELS``) show their
-pool reach and samples in place of the iterations.
+searching with a fixed iteration count (Mascarade hard and expert, ``ENDGAME_LEVELS``) show how far
+back their rollouts reach (cards left in the pool) and in how many worlds, in place of the iterations.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def main() -> None:
                 bot.act(game, seat, history, legal, random.Random(0))
             per_move = (time.process_time() - start) / len(sample)
             if level in ENDGAME_LEVELS.get(name, {}):
-                reach, samples, _ = ENDGAME_LEVELS[name][level]
-                label = f"solve<={reach}x{samples}"
+                budgets = ENDGAME_LEVELS[name][level]
+                label = f"roll<={budgets['rollout_reach']}x{budgets['rollout_samples']}"
                 print(f"{name:<10}{level:<8}{label:>11}{per_move:>9.3f}{'-':>14}")
                 continue
             iterations = OPENSPIEL_SIMULATIONS[name] if level == "openspiel" else LEVELS[name][level][0]

@@ -5,12 +5,14 @@ from it: it converts forced wins and acts on its seat's observations only."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from functools import cache
 
 import pytest
 
 from masques.ai import make_bot
+from masques.ai.evaluation import mascarade as mascarade_value
 from masques.ai.mascarade_endgame import (
     LOSS,
     TIE,
@@ -18,10 +20,13 @@ from masques.ai.mascarade_endgame import (
     EndgameBot,
     EndgameSolver,
     compiled_available,
+    greedy_move,
+    last_move_likelihoods,
+    rollout_outcome,
     search,
     solve,
 )
-from masques.ai.search import GreedyBot
+from masques.ai.search import GreedyBot, best_by_evaluation
 from masques.engine import load_game
 from masques.games.mascarade.game import MascaradeState
 
@@ -127,10 +132,15 @@ def test_the_bot_plays_a_forced_win() -> None:
 
 
 @pytest.mark.parametrize("kind", ["hard", "expert"])
-def test_fairness_of_the_endgame_levels(kind: str) -> None:
-    """Late in the game, where the solver plays: two true states the seat cannot tell apart (others'
-    hands and the pool order differ) give the same action."""
-    state, histories = late_position(2, 3, 1, 10)
+@pytest.mark.parametrize("phase", ["solver", "rollouts"])
+def test_fairness_of_the_endgame_levels(kind: str, phase: str) -> None:
+    """Late in the game, where the solver plays, and before, where rollouts choose: two true states
+    the seat cannot tell apart (the other hand and the pool order differ) give the same action, and
+    that phase made the decision (not greedy)."""
+    if phase == "solver":
+        state, histories = late_position(2, 3, 1, 10)
+    else:
+        state, histories = greedy_position(2, 5, 7)
     seat = state.current_player
     game = state.game
     twins = (game.sample_state(seat, histories[seat], random.Random(k)) for k in range(50))
@@ -141,7 +151,108 @@ def test_fairness_of_the_endgame_levels(kind: str) -> None:
     a = bots[0].act(game, seat, histories[seat], state.legal_actions(), random.Random(3))
     b = bots[1].act(game, seat, histories[seat], twin.legal_actions(), random.Random(3))
     assert a == b
-    assert [getattr(bot, "solved", None) for bot in bots] == [1, 1]  # the solver chose, not greedy
+    counter = "solved" if phase == "solver" else "rolled"
+    assert [getattr(bot, counter, None) for bot in bots] == [1, 1]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_rollouts_greedy_move_is_the_greedy_bots(players: int) -> None:
+    """The rollouts' greedy moves (counted square by square) are the ones the greedy evaluation picks
+    by copying the state for every action: same action, same draws from the RNG, in positions from
+    the start to the end of the game, forced draws by the next seat included."""
+    checked = 0
+    for seed in range(4):
+        game = load_game("mascarade", {"players": players})
+        state = game.new_initial_state(seed)
+        assert isinstance(state, MascaradeState)
+        play = random.Random(seed)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if len(actions) > 1:
+                fast, slow = random.Random(checked), random.Random(checked)
+                expected = best_by_evaluation([state], actions, state.current_player, mascarade_value, slow)
+                assert greedy_move(state, fast) == expected
+                assert fast.random() == slow.random()
+                checked += 1
+            state.apply(state.random_legal_action(play) if play.random() < 0.5 else greedy_move(state, play))
+    assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rollout_from_an_empty_pool_is_the_solved_endgame(seed: int) -> None:
+    """With nothing left to draw a rollout plays nothing: its outcome is what the seat can force, for
+    the seat to move and for the one waiting alike (the engine's minimax says so)."""
+    state, _ = late_position(2, 20 + seed, 0, 8)
+    assert not state.is_terminal() and not state.pool
+    for seat in range(2):
+        assert rollout_outcome(state, seat, random.Random(seed), 10**6) == reference(state, seat)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_rollout_plays_greedy_moves_until_the_pool_is_empty(seed: int) -> None:
+    """The endgame a rollout solves is the one greedy play at every seat reaches when the drawing
+    stops (MC-6, MC-7), and the world it starts from is left as it was."""
+    state, _ = late_position(2, 30 + seed, 4, 100)
+    assert state.pool and not state.is_terminal()
+    before = state.serialize()
+    seat = state.current_player
+    outcome = rollout_outcome(state, seat, random.Random(seed), 10**6)
+    assert state.serialize() == before
+    played = state.clone()
+    rng = random.Random(seed)
+    while not played.is_terminal() and played.pool:
+        actions = played.legal_actions()
+        mover = played.current_player
+        if len(actions) == 1:
+            played.apply(actions[0])
+        else:
+            played.apply(best_by_evaluation([played], actions, mover, mascarade_value, rng))
+    assert not played.pool
+    if played.is_terminal():
+        assert outcome == (WIN if played.winners() == [seat] else LOSS)
+    else:
+        assert outcome == reference(played, seat)
+
+
+def test_the_last_move_makes_the_true_hands_more_likely() -> None:
+    """Against a player who lays its awkward cards and keeps its flexible ones (the greedy bot), the
+    true hidden state explains its last placement better than the average world drawn from what the
+    seat has seen; and the weights never peek: they read the seat's observations and the world."""
+    game = load_game("mascarade", {"players": 2})
+    logs = []
+    for seed in range(6):
+        state = game.new_initial_state(80_000 + seed)
+        assert isinstance(state, MascaradeState)
+        bot = GreedyBot()
+        rng = random.Random(seed)
+        histories: Histories = [[state.observation(s)] for s in range(2)]
+        while not state.is_terminal():
+            seat = state.current_player
+            if 4 < len(state.pool) <= 10:
+                draw = random.Random(seed)
+                worlds = [game.sample_state(seat, histories[seat], draw) for _ in range(24)]
+                assert all(isinstance(w, MascaradeState) for w in worlds)
+                weights = last_move_likelihoods(game, seat, histories[seat], worlds)  # type: ignore[arg-type]
+                truth = last_move_likelihoods(game, seat, histories[seat], [state])[0]
+                assert all(0.0 <= w <= 1.0 for w in weights)
+                if sum(weights) > 0:
+                    logs.append(math.log(max(truth, 1e-12) / (sum(weights) / len(weights))))
+            state.apply(bot.act(game, seat, histories[seat], state.legal_actions(), rng))
+            for s in range(2):
+                histories[s].append(state.observation(s))
+    assert len(logs) >= 30
+    assert sum(logs) / len(logs) > 0.2
+
+
+def test_a_first_move_or_a_pass_tells_nothing() -> None:
+    game = load_game("mascarade", {"players": 2})
+    state = game.new_initial_state(1)
+    histories: Histories = [[state.observation(s)] for s in range(2)]
+    state.apply(state.legal_actions()[0])
+    for s in range(2):
+        histories[s].append(state.observation(s))
+    worlds = [game.sample_state(1, histories[1], random.Random(k)) for k in range(5)]
+    assert last_move_likelihoods(game, 1, histories[1], worlds) == [1.0] * 5  # type: ignore[arg-type]
 
 
 PARITY_BUDGET = 20_000
@@ -175,8 +286,9 @@ def test_the_compiled_solver_searches_as_the_python_one(players: int) -> None:
     assert finished >= 10
 
 
-def greedy_position(players: int, seed: int, pool: int) -> MascaradeState:
-    """A game of the greedy bot at every seat, stopped when the pool holds at most ``pool`` cards."""
+def greedy_position(players: int, seed: int, pool: int) -> tuple[MascaradeState, Histories]:
+    """A game of the greedy bot at every seat, stopped when the pool holds at most ``pool`` cards;
+    with each seat's observation history."""
     game = load_game("mascarade", {"players": players})
     state = game.new_initial_state(seed)
     assert isinstance(state, MascaradeState)
@@ -188,7 +300,7 @@ def greedy_position(players: int, seed: int, pool: int) -> MascaradeState:
         state.apply(bot.act(game, seat, histories[seat], state.legal_actions(), rng))
         for s in range(players):
             histories[s].append(state.observation(s))
-    return state
+    return state, histories
 
 
 @pytest.mark.parametrize(("players", "pool"), [(2, 0), (2, 2), (3, 0), (4, 0)])
@@ -196,7 +308,7 @@ def test_the_compiled_solver_agrees_in_greedy_games(players: int, pool: int) -> 
     """Layouts as the bots meet them: the greedy bot's games, which pack the board more than random
     play (the squares' narrowed sets and the move order then matter more)."""
     for seed in range(3):
-        state = greedy_position(players, seed, pool)
+        state, _ = greedy_position(players, seed, pool)
         if not state.is_terminal():
             assert_parity(state)
 

@@ -65,18 +65,45 @@ POLICY_LEVELS: dict[str, frozenset[str]] = {"blokus3d": frozenset({"expert"})}
 moves.  In Blokus 3D more iterations of random playouts stopped paying (3000 against 600 scored 52.5%
 of 40), while playouts that place the largest piece they can make a search stronger at any budget."""
 
-ENDGAME_LEVELS: dict[str, dict[str, tuple[int, int, int]]] = {
-    # game: level -> (pool reach, determinizations, node budget per determinization)
-    "mascarade": {"hard": (4, 6, 150_000), "expert": (5, 6, 1_500_000)},
+ENDGAME_LEVELS: dict[str, dict[str, dict[str, int]]] = {
+    # game: level -> EndgameBot's budgets: it plays greedy until the pool holds ``rollout_reach``
+    # cards, then chooses among its ``rollout_moves`` best-evaluated actions by greedy rollouts to an
+    # empty pool, each endgame solved (``rollout_samples`` determinizations, ``rollout_budget``
+    # nodes), and from ``reach`` cards left solves every decision (``samples`` determinizations,
+    # ``budget`` nodes each); with ``infer``, the worlds are drawn from that many times as many by
+    # how well they explain the other player's last placement.
+    "mascarade": {
+        "hard": {
+            "reach": 4,
+            "samples": 6,
+            "budget": 150_000,
+            "rollout_reach": 10,
+            "rollout_samples": 16,
+            "rollout_moves": 3,
+            "rollout_budget": 300_000,
+            "infer": 3,
+        },
+        "expert": {
+            "reach": 5,
+            "samples": 6,
+            "budget": 1_500_000,
+            "rollout_reach": 12,
+            "rollout_samples": 32,
+            "rollout_moves": 4,
+            "rollout_budget": 300_000,
+            "infer": 3,
+        },
+    },
 }
-"""Levels that play greedy until the pool is nearly empty and then solve the endgame exactly in
-sampled worlds (``mascarade_endgame``).  Mascarade is won or lost in its last placements, when the
-board is nearly full; a search with random playouts over the long game lost to the greedy bot (250
-iterations won 34 of 100).  Solving from 4 cards left in the pool beats greedy about 60% of the time
-(61 and 60 of 100 at budgets of 150,000 and 1,000,000 nodes; 2 players, seeds 70000+), and reaching
-one card further (expert) beats that 58% (35 of 60, seeds 71000+).  Even with the true hidden state
-the solver from 4 cards left wins only 67 of the same 100 games against greedy: the games are mostly
-decided before, where an exact search costs seconds a decision."""
+"""Levels that play greedy until the pool is nearly empty, then look ahead to the end (``mascarade_endgame``).
+Mascarade is won or lost in its last placements, when the board is nearly full and whoever is left
+stuck loses a turn; a search with random playouts over the long game lost to the greedy bot (250
+iterations won 34 of 100).  Solving from 4 cards left in the pool alone beat greedy about 60% of the
+time (61 and 60 of 100 at budgets of 150,000 and 1,000,000 nodes; 2 players, seeds 70000+); even
+with the true hidden state it won only 67 of those games, so the games are mostly decided earlier.
+Greedy rollouts to an empty pool, each endgame solved, from 10 cards left lift that to about 66%
+(200 games each, seeds 70000+: 57.5% without rollouts, 64.5–67% with them); see
+docs/ratings/README.md for every variant measured."""
 
 ROOT_MOVES = {"blokus3d": 6}
 """How many of the best-ordered root moves a search keeps where the game has move priors: in Blokus 3D
@@ -103,8 +130,7 @@ def make_bot(kind: str, game: str | None = None) -> Bot:
         if game in ENDGAME_LEVELS and kind in ENDGAME_LEVELS[game]:
             from .mascarade_endgame import EndgameBot
 
-            reach, samples, budget = ENDGAME_LEVELS[game][kind]
-            return EndgameBot(GreedyBot(), reach=reach, samples=samples, budget=budget, name=kind)
+            return EndgameBot(GreedyBot(), name=kind, **ENDGAME_LEVELS[game][kind])
         if game is None:
             return SearchBot(LEVELS["masker"][kind][0], name=kind)
         if game not in LEVELS:
