@@ -101,8 +101,9 @@ stuck loses a turn; a search with random playouts over the long game lost to the
 iterations won 34 of 100).  Solving from 4 cards left in the pool alone beat greedy about 60% of the
 time (61 and 60 of 100 at budgets of 150,000 and 1,000,000 nodes; 2 players, seeds 70000+); even
 with the true hidden state it won only 67 of those games, so the games are mostly decided earlier.
-Greedy rollouts to an empty pool, each endgame solved, from 10 cards left lift that to about 66%
-(200 games each, seeds 70000+: 57.5% without rollouts, 64.5–67% with them); see
+Greedy rollouts to an empty pool, each endgame solved, from 10 cards left lift that to about 65%
+(57.5% without rollouts on 200 deals, 64.5–67% with them; 65% over 300 games with the table's).
+Reaching back to 20 cards scored about the same over 300 games at twice the time; see
 docs/ratings/README.md for every variant measured."""
 
 ROOT_MOVES = {"blokus3d": 6}
