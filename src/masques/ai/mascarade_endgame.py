@@ -39,7 +39,7 @@ from ..games.mascarade.game import (
 from .bots import Bot
 from .evaluation import FLEXIBLE_SQUARES, MASCARADE_FITTING, MASCARADE_FLEXIBLE
 from .evaluation import mascarade as mascarade_value
-from .search import best_by_evaluation
+from .search import best_by_evaluation, best_valued
 
 MAX_PLAYERS = 4
 WIN = 2
@@ -308,14 +308,7 @@ def greedy_move(world: MascaradeState, rng: random.Random) -> int:
     actions = world.legal_actions()
     if len(actions) == 1:
         return actions[0]
-    best: list[int] = []
-    best_value = -math.inf
-    for action, value in zip(actions, greedy_values(world, actions), strict=True):
-        if value > best_value + 1e-9:
-            best, best_value = [action], value
-        elif abs(value - best_value) <= 1e-9:
-            best.append(action)
-    return best[rng.randrange(len(best))]
+    return best_valued(actions, greedy_values(world, actions), rng)
 
 
 def greedy_values(world: MascaradeState, actions: list[int]) -> list[float]:

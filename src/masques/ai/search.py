@@ -65,15 +65,22 @@ def best_by_evaluation(
 ) -> int:
     """The action whose results ``evaluate`` likes best for ``seat``, averaged over ``worlds``; ties
     (within 1e-9) broken by ``rng``."""
-    best: list[int] = []
-    best_value = -math.inf
+    values = []
     for action in actions:
         total = 0.0
         for world in worlds:
             child = world.clone()
             child.apply(action)
             total += evaluate(child, seat)
-        value = total / len(worlds)
+        values.append(total / len(worlds))
+    return best_valued(actions, values, rng)
+
+
+def best_valued(actions: Sequence[int], values: Sequence[float], rng: random.Random) -> int:
+    """The action of highest value; ties (within 1e-9 of the best so far) broken by ``rng``."""
+    best: list[int] = []
+    best_value = -math.inf
+    for action, value in zip(actions, values, strict=True):
         if value > best_value + 1e-9:
             best, best_value = [action], value
         elif abs(value - best_value) <= 1e-9:
