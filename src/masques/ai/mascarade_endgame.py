@@ -531,22 +531,20 @@ class EndgameBot:
         self, game: Game, seat: int, observations: Sequence[JSON], actions: list[int], rng: random.Random
     ) -> int:
         worlds = self._worlds(game, seat, observations, rng, self.rollout_samples)
-        children: dict[int, list[MascaradeState]] = {}
+        per_world = [greedy_values(world, actions) for world in worlds]  # no copy per action
         values: dict[int, float] = {}
-        for action in actions:
-            children[action] = []
+        for index, action in enumerate(actions):
             total = 0.0
-            for world in worlds:
-                child = world.clone()
-                child.apply(action)
-                children[action].append(child)
-                total += mascarade_value(child, seat)
+            for world_values in per_world:
+                total += world_values[index]
             values[action] = total / len(worlds)
         ranked = sorted(actions, key=lambda a: -values[a])[: self.rollout_moves]
         totals: dict[int, float] = {}
         for action in ranked:
             total = 0
-            for child in children[action]:
+            for world in worlds:
+                child = world.clone()
+                child.apply(action)
                 outcome = rollout_outcome(child, seat, rng, self.rollout_budget)
                 total += TIE if outcome is None else outcome
             totals[action] = total + 1e-3 * values[action]
