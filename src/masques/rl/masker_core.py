@@ -86,7 +86,7 @@ def is_isolated(w: Words) -> bool:
 
 @jit
 def is_target(w: Words, cell: int) -> bool:
-    """A cell the runner may step to now (the engine's ``_step_targets``)."""
+    """A cell the runner may step to now (the engine's ``step_targets``)."""
     if w[STACK_LEN + cell] == 0:
         return False
     if w[FREE]:  # MK-7, MK-8: the top of any stack holding a cross

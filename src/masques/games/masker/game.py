@@ -298,7 +298,7 @@ class MaskerState(State):
                 self.steps = 0
                 self.phase = STEP
                 self._legal = None
-                if not self._step_targets():  # no cross anywhere it could take: nobody can step
+                if not self.step_targets():  # no cross anywhere it could take: nobody can step
                     break
                 return
         self._finish(stuck=True)
@@ -318,7 +318,8 @@ class MaskerState(State):
     def _teams_left(self) -> set[int]:
         return {self.game.team_of(s) for s in range(self.game.num_players) if not self.eliminated[s]}
 
-    def _step_targets(self) -> list[int]:
+    def step_targets(self) -> list[int]:
+        """The stacks the runner may step onto now (a free step: any cross, MK-7, MK-8)."""
         if self.free_pending:  # MK-7, MK-8: the top of any stack holding a cross
             return [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
         return [n for n in self.game.neighbours[self.runner] if self.stacks[n]]
@@ -331,7 +332,7 @@ class MaskerState(State):
             elif self.phase == COMPLETE:
                 legal = [TAKE + s for s in range(self.game.num_players) if s != self.player and self.piles[s]]
             else:
-                legal = sorted(self._step_targets())
+                legal = sorted(self.step_targets())
                 if self.steps > 0:
                     legal.append(STOP)  # MK-6: the first step is compulsory
             self._legal = legal
@@ -383,7 +384,7 @@ class MaskerState(State):
             self._end_turn()  # MK-6, MK-9
         elif self.is_isolated() and not self.free_pending:
             self._end_turn()  # MK-7: the turn ends at once
-        elif not self._step_targets():
+        elif not self.step_targets():
             self._end_turn()
 
     def _eliminate_colour(self, colour: int, capturer: int) -> bool:
