@@ -67,3 +67,27 @@ def test_unknown_bot_names_the_kinds() -> None:
     with pytest.raises(ValueError, match="bots are: random, greedy, easy"):
         make_bot("genius", "masker")
     assert set(BOT_KINDS) >= {"random", "greedy", "easy", "medium", "hard", "expert"}
+
+
+def test_greedy_plays_by_the_evaluation_it_is_given() -> None:
+    """The endgame levels' inner greedy bot plays by its own evaluation, not the game's."""
+    from masques.ai.search import GreedyBot
+
+    def last_action(state, seat):  # type: ignore[no-untyped-def]
+        return float(state.history[-1])
+
+    for name in sorted(SMALL_OPTIONS):
+        for game, state, histories in positions(name):
+            seat = state.current_player
+            legal = state.legal_actions()
+            bot = GreedyBot(samples=2, evaluate=last_action)
+            assert bot.act(game, seat, histories[seat], legal, random.Random(1)) == max(legal)
+
+
+def test_mascarade_endgame_levels_play_by_the_long_view() -> None:
+    from masques.ai.evaluation import mascarade_long_view
+
+    for kind in ("hard", "expert"):
+        bot = make_bot(kind, "mascarade")
+        assert bot.inner.evaluate is mascarade_long_view  # type: ignore[attr-defined]
+    assert make_bot("greedy", "mascarade").evaluate is None  # type: ignore[attr-defined]

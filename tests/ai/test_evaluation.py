@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import random
 
-from masques.ai.evaluation import FLEXIBLE_SQUARES, mascarade, masker
+from masques.ai.evaluation import (
+    FLEXIBLE_SQUARES,
+    LONG_VIEW_FLEXIBLE_SQUARES,
+    mascarade,
+    mascarade_long_view,
+    masker,
+)
 from masques.engine import load_game
 from masques.games.mascarade.game import MascaradeState
 from masques.games.masker.game import NUM_COLOURS, RUNNER, WHITE, MaskerGame, MaskerState
@@ -104,3 +110,28 @@ def test_masker_an_eliminated_seat_is_worth_least() -> None:
     state = masker_position(exposed=False)
     state.eliminated[0] = True
     assert masker(state, 0) < masker(masker_position(exposed=True), 0) - 10
+
+
+def test_mascarade_long_view_tells_apart_cards_the_greedy_count_calls_equally_flexible() -> None:
+    """MC-5, MC-7: the endgame levels' evaluation still prefers to keep the card that fits more open
+    squares when both fit at least FLEXIBLE_SQUARES, where the greedy bot's count sees no difference."""
+    checked = 0
+    for seed in range(40):
+        state = mid_game(seed)
+        seat = state.current_player
+        fits = {card: squares_fitted(state, card) for card in state.pool}
+        wide = [card for card, k in fits.items() if k >= FLEXIBLE_SQUARES]
+        if len(wide) < 2:
+            continue
+        narrower = min(wide, key=lambda card: fits[card])
+        wider = max(wide, key=lambda card: fits[card])
+        if fits[narrower] >= LONG_VIEW_FLEXIBLE_SQUARES or fits[narrower] == fits[wider]:
+            continue
+        with_narrower, with_wider = state.clone(), state.clone()
+        assert isinstance(with_narrower, MascaradeState) and isinstance(with_wider, MascaradeState)
+        with_narrower.hands[seat] |= 1 << narrower
+        with_wider.hands[seat] |= 1 << wider
+        assert mascarade(with_wider, seat) == mascarade(with_narrower, seat)
+        assert mascarade_long_view(with_wider, seat) > mascarade_long_view(with_narrower, seat)
+        checked += 1
+    assert checked >= 3

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..engine import JSON, Game
+from .evaluation import mascarade_long_view
 
 
 class Bot(Protocol):
@@ -106,6 +107,9 @@ Greedy rollouts to an empty pool, each endgame solved, from 10 cards left lift t
 Reaching back to 20 cards scored about the same over 300 games at twice the time; see
 docs/ratings/README.md for every variant measured."""
 
+ENDGAME_INNER_EVALUATIONS = {"mascarade": mascarade_long_view}
+"""What the endgame levels play by before their rollouts and solver take over (one ply, like greedy)."""
+
 ROOT_MOVES = {"blokus3d": 6}
 """How many of the best-ordered root moves a search keeps where the game has move priors: in Blokus 3D
 (2 players, 100 games against greedy at 400 iterations) keeping 6 won 95.5%, 4 won 91.5%, 8 won 76%
@@ -131,7 +135,8 @@ def make_bot(kind: str, game: str | None = None) -> Bot:
         if game in ENDGAME_LEVELS and kind in ENDGAME_LEVELS[game]:
             from .mascarade_endgame import EndgameBot
 
-            return EndgameBot(GreedyBot(), name=kind, **ENDGAME_LEVELS[game][kind])
+            inner = GreedyBot(evaluate=ENDGAME_INNER_EVALUATIONS.get(game))
+            return EndgameBot(inner, name=kind, **ENDGAME_LEVELS[game][kind])
         if game is None:
             return SearchBot(LEVELS["masker"][kind][0], name=kind)
         if game not in LEVELS:

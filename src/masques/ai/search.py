@@ -38,8 +38,10 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, samples: int = 12) -> None:
+    def __init__(self, samples: int = 12, evaluate: Callable[[State, int], float] | None = None) -> None:
         self.samples = samples
+        self.evaluate = evaluate
+        """The evaluation to play by; by default the game's (``EVALUATIONS``)."""
 
     def act(
         self,
@@ -53,7 +55,8 @@ class GreedyBot:
             return legal_actions[0]
         count = self.samples if game.hidden_information else 1
         worlds = [_determinize(game, seat, observations, rng) for _ in range(count)]
-        return best_by_evaluation(worlds, legal_actions, seat, EVALUATIONS[game.name], rng)
+        evaluate = self.evaluate or EVALUATIONS[game.name]
+        return best_by_evaluation(worlds, legal_actions, seat, evaluate, rng)
 
 
 def best_by_evaluation(
