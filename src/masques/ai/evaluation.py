@@ -48,7 +48,7 @@ def masker(state: State, seat: int) -> float:
     little, which is how a colour gets eliminated before the capacity (MK-9) runs out.  Exposure: if
     the turn has passed to a rival, the share of the crosses its first step can take that are ours
     is the chance of losing one (MK-5, MK-7, MK-8).  Against the random bot (2 players, 2,000
-    games) these lifted greedy from 82.6% to 85.8%, and among random bots with 3 and 4 players and
+    games) these lifted greedy from 82.5% to 85.8%, and among random bots with 3 and 4 players and
     in 3D by 3 to 5 points too (``benchmarks/masker_greedy.py``)."""
     assert isinstance(state, MaskerState)
     if state.eliminated[seat]:
@@ -145,8 +145,8 @@ def mascarade_long_view(state: State, seat: int) -> float:
 
     Telling a card that fits 8 squares from one that fits 4 keeps the cards that will still fit
     when the pool runs dry and the board has closed up.  Two players, against greedy, seeds 70000+:
-    hard won 72.5% of 200 with it where it won 66.5% with the greedy bot's count of 4
-    (docs/ratings/README.md)."""
+    hard won 72.5% of 200 with it where it won 66.5% with the greedy bot's count of 4, and 70.5% of
+    200 more (docs/ratings/README.md)."""
     return mascarade(state, seat, LONG_VIEW_FLEXIBLE_SQUARES)
 
 
