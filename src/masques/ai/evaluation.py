@@ -13,7 +13,7 @@ from ..engine import State
 from ..games.blokus3d.game import Blokus3DState
 from ..games.mascarade.game import MascaradeState
 from ..games.maske.game import MaskeState
-from ..games.masker.game import MaskerState
+from ..games.masker.game import STEP, MaskerState
 
 
 def _relative(values: list[float], seat: int) -> float:
@@ -86,7 +86,7 @@ def _masker_exposure(state: MaskerState, seat: int) -> float:
     """The share of our colour among the crosses a rival's coming first step can take (0 on our turn
     or a teammate's)."""
     player = state.current_player
-    if state.over or state.phase != "step" or state.game.team_of(player) == state.game.team_of(seat):
+    if state.over or state.phase != STEP or state.game.team_of(player) == state.game.team_of(seat):
         return 0.0
     targets = state.step_targets()
     if not targets:
