@@ -33,6 +33,7 @@ from masques.engine import ActionError, GameRecord, State, load_game
 from masques.games.mascarade.game import cards_of
 from masques.games.masker.game import COLOURS as MASKER_COLOURS
 from masques.server.app import MAX_MESSAGE, create_app
+from masques.server.limits import Limits
 
 TIMEOUT = 20.0
 """Seconds any single receive or wait may take (bots run in worker processes that spawn lazily)."""
@@ -53,11 +54,23 @@ SUMMARY_KEYS = {
     "rematch_of",
     "turn_seconds",
     "turn_deadline",
+    "seeded",
     "seats",
     "spectators",
 }
 SEAT_KEYS = {"seat", "kind", "name", "taken", "connected"}
 ERROR_KEYS = {"type", "code", "message", "version"}
+
+RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)
+"""The limits of the servers most tests share: every test talks from 127.0.0.1, so the per-client
+limits would count all of them as one client, and the tests deal known seeds to people's matches to
+check every view against a replay (the limits and the seed rule have their own tests)."""
+RELAXED_ENV = {
+    "MASQUES_RATE_LIMITS": "off",
+    "MASQUES_MAX_BOT_MATCHES": "10000",
+    "MASQUES_MAX_SPECTATORS": "10000",
+    "MASQUES_ANY_SEED": "1",
+}
 
 
 # -- servers ------------------------------------------------------------------------------------
@@ -75,14 +88,22 @@ class ThreadServer:
     Configured as ``masques serve`` configures it (the same WebSocket frame limit).
     """
 
-    def __init__(self, database_url: str, *, bot_workers: int = 2) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        bot_workers: int = 2,
+        limits: Limits = RELAXED,
+        bot_pool: Any = None,
+    ) -> None:
         self.database_url = database_url
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((HOST, 0))
         self.port = int(self.sock.getsockname()[1])
+        self.app = create_app(database_url, bot_workers=bot_workers, limits=limits, bot_pool=bot_pool)
         config = uvicorn.Config(
-            create_app(database_url, bot_workers=bot_workers),
+            self.app,
             ws_max_size=MAX_MESSAGE * 4,
             log_level="warning",
             lifespan="on",
@@ -124,12 +145,14 @@ class ServerProcess:
         *,
         bot_workers: int = 1,
         redis_url: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
         self.bot_workers = bot_workers
         self.redis_url = redis_url
+        self.env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -169,6 +192,7 @@ class ServerProcess:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                env={**os.environ, **RELAXED_ENV, **self.env},
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -650,3 +674,14 @@ def set_match_status(url: str, match_id: str, status: str) -> None:
     with engine.begin() as connection:
         connection.execute(text("UPDATE matches SET status = :s WHERE id = :m"), {"s": status, "m": match_id})
     engine.dispose()
+
+
+def all_match_ids(url: str) -> list[str]:
+    """Every match id stored, oldest first, read straight from the database (any backend)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        ids = [str(r[0]) for r in connection.execute(text("SELECT id FROM matches ORDER BY created"))]
+    engine.dispose()
+    return ids

@@ -212,6 +212,7 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "rematch_of": None,
         "turn_seconds": 0,
         "turn_deadline": None,
+        "seeded": False,
         "seats": [
             {"seat": i, "kind": k, "name": None, "taken": True, "connected": True}
             for i, k in enumerate(seats)

@@ -453,7 +453,7 @@ def default_database_url() -> str:
 
 
 @app.command()
-def serve(
+def serve(  # noqa: PLR0917 - one parameter per command-line option
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     database: Annotated[
@@ -463,16 +463,51 @@ def serve(
     redis: Annotated[
         str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
     ] = None,
+    rate_limits: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MASQUES_RATE_LIMITS",
+            help="Per-client rate limits: 'off', or kind=limit pairs over the defaults, e.g. "
+            "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message).",
+        ),
+    ] = None,
+    max_bot_matches: Annotated[
+        int | None,
+        typer.Option(
+            envvar="MASQUES_MAX_BOT_MATCHES", help="Matches with bots one client may have at once (3)."
+        ),
+    ] = None,
+    max_spectators: Annotated[
+        int | None,
+        typer.Option(envvar="MASQUES_MAX_SPECTATORS", help="Spectators one match accepts (200)."),
+    ] = None,
+    bot_timeout: Annotated[
+        float | None,
+        typer.Option(
+            envvar="MASQUES_BOT_TIMEOUT",
+            help="Seconds a bot decision may take before it is retried, then played a level lower (60).",
+        ),
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
 
     from ..server.app import MAX_MESSAGE, create_app
+    from ..server.limits import Limits
 
     url = database or default_database_url()
+    try:
+        limits = Limits.from_env(
+            rates=rate_limits,
+            max_bot_matches=max_bot_matches,
+            max_spectators=max_spectators,
+            bot_timeout=bot_timeout,
+        )
+    except ValueError as exc:
+        fail(str(exc))
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
-        create_app(url, bot_workers=bot_workers or None, redis_url=redis),
+        create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits),
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,

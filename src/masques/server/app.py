@@ -13,13 +13,14 @@ stable code, and changes nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -35,11 +36,15 @@ from ..engine import (
     game_names,
     redacted_record,
 )
-from .matches import HUMAN, Client, Registry, ServerError
+from .errors import ServerError
+from .limits import Limits, client_key
+from .matches import HUMAN, Client, LiveMatch, Registry
 from .storage import Storage
 
 MAX_BODY = 64 * 1024
 MAX_MESSAGE = 4 * 1024
+FLOOD_CLOSE = 50
+"""Refused messages in a row after which a WebSocket is closed (code 1008)."""
 STATIC = Path(__file__).with_name("static")
 """The built browser client (``scripts/build_web.sh``); shipped in the package, ignored by git."""
 
@@ -118,13 +123,25 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: str | None = None) -> FastAPI:
+def create_app(
+    database_url: str,
+    *,
+    bot_workers: int | None = None,
+    redis_url: str | None = None,
+    limits: Limits | None = None,
+    bot_pool: Any = None,
+) -> FastAPI:
+    """The server.  ``limits`` defaults to :meth:`Limits.from_env` (on by default); ``bot_pool`` makes
+    the executor bots run in (default: a pool of worker processes)."""
     storage = Storage(database_url)
+    limits = limits or Limits.from_env()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage.migrate()
-        registry = Registry(storage, bot_workers=bot_workers, redis_url=redis_url)
+        registry = Registry(
+            storage, bot_workers=bot_workers, redis_url=redis_url, limits=limits, bot_pool=bot_pool
+        )
         app.state.registry = registry
         await registry.start()
         try:
@@ -141,7 +158,17 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
 
     @app.exception_handler(ServerError)
     async def server_error(_request: Request, exc: ServerError) -> JSONResponse:
-        return JSONResponse({"code": exc.code, "message": exc.message}, exc.status)
+        body = {k: v for k, v in exc.payload().items() if k != "type"}
+        return JSONResponse(body, exc.status, headers=exc.headers())
+
+    async def client_of(request: Request, *kinds: str) -> str:
+        """The client's key, after counting this request against the catch-all limit and ``kinds``."""
+        key = client_key(request.client.host if request.client else None)
+        rates = registry_of(request).rates
+        await rates.check("api", key)
+        for kind in kinds:
+            await rates.check(kind, key)
+        return key
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -164,13 +191,16 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
     app.mount("/assets", StaticFiles(directory=STATIC / "assets", check_dir=False), name="assets")
 
     @app.get("/api/games")
-    async def games() -> list[dict[str, Any]]:
+    async def games(request: Request) -> list[dict[str, Any]]:
         """Every game with its options, defaults and allowed values."""
+        await client_of(request)
         return game_catalogue()
 
     @app.post("/api/matches", status_code=201)
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
-        """Create a match: each seat open for a human, or a bot at a level."""
+        """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
+        only when at most one seat is a person."""
+        owner = await client_of(request, "create")
         if body.game not in game_names():
             raise ServerError(
                 404, "no_game", f"unknown game {body.game!r}; games are: {', '.join(game_names())}"
@@ -181,7 +211,7 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
             raise ServerError(400, "bad_options", str(exc)) from None
         seats = [s.kind for s in body.seats] if body.seats is not None else [HUMAN] * game.num_players
         match = await registry_of(request).create(
-            body.game, body.options, seats, seed=body.seed, turn_seconds=body.turn_seconds
+            body.game, body.options, seats, seed=body.seed, turn_seconds=body.turn_seconds, owner=owner
         )
         return match.summary()
 
@@ -190,29 +220,42 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         request: Request, status: Annotated[str, Query(pattern="^(open|running|finished|all)$")] = "all"
     ) -> list[dict[str, Any]]:
         """Open, running and finished matches (most recent first)."""
+        await client_of(request, "read")
         statuses = ("open", "running", "finished") if status == "all" else (status,)
         return await registry_of(request).listing(statuses)
 
     @app.get("/api/matches/{match_id}")
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:
+        await client_of(request)
         return (await registry_of(request).get(match_id)).summary()
 
     @app.post("/api/matches/{match_id}/join")
-    async def join(match_id: str, body: JoinMatch, request: Request) -> dict[str, Any]:
-        """Take a free human seat; the token is the only key to it (keep it secret)."""
+    async def join(
+        match_id: str,
+        body: JoinMatch,
+        request: Request,
+        idempotency_key: Annotated[str | None, Header(min_length=16, max_length=200)] = None,
+    ) -> dict[str, Any]:
+        """Take a free human seat; the token is the only key to it (keep it secret).  Send an
+        ``Idempotency-Key`` (16 to 200 characters, random, kept like a password) to retry safely: a
+        retry of a join that went through gets the same seat and token."""
+        await client_of(request, "join")
         registry = registry_of(request)
         match = await registry.get(match_id)
-        seat, token = await registry.join(match, body.name.strip() or "player", body.seat)
+        seat, token = await registry.join(match, body.name.strip() or "player", body.seat, idempotency_key)
         return {"match": match.id, "seat": seat, "token": token}
 
     @app.post("/api/matches/{match_id}/leave", status_code=204)
     async def leave(match_id: str, body: TokenBody, request: Request) -> None:
+        await client_of(request)
         registry = registry_of(request)
         await registry.leave(await registry.get(match_id), body.token)
 
     @app.post("/api/matches/{match_id}/rematch", status_code=201)
     async def rematch(match_id: str, request: Request) -> dict[str, Any]:
-        """A new match with the same game, options and seat kinds (human seats open again)."""
+        """A new match with the same game, options and seat kinds (human seats open again), dealt
+        afresh."""
+        owner = await client_of(request, "create")
         registry = registry_of(request)
         old = await registry.get(match_id)
         new = await registry.create(
@@ -221,6 +264,7 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
             [s.kind for s in old.seats],
             rematch_of=old.id,
             turn_seconds=old.turn_seconds,
+            owner=owner,
         )
         return new.summary()
 
@@ -232,7 +276,9 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         full: bool = False,
     ) -> dict[str, Any]:
         """The record as the token's seat saw it, as a spectator (no token), or in full after the end."""
-        match = await registry_of(request).get(match_id)
+        await client_of(request, "read")
+        registry = registry_of(request)
+        match = await registry.get(match_id)
         rec = GameRecord.of(match.state)
         if full:
             if match.status != "finished":
@@ -240,9 +286,10 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
             return rec.to_json()
         seat = match.seat_of_token(token)
         try:
-            return redacted_record(rec, seat)
+            redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, seat))
         except RecordError as exc:  # pragma: no cover - the log always replays
             raise ServerError(500, "bad_record", str(exc)) from None
+        return redacted
 
     @app.get("/api/matches/{match_id}/replay")
     async def replay(
@@ -252,40 +299,62 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
     ) -> list[dict[str, Any]]:
         """Every step of the match as the token's seat (or a spectator, without a token) saw it: one
         ``state`` view per version, from the first position to the current one, none actionable."""
-        match = await registry_of(request).get(match_id)
+        await client_of(request, "read")
+        registry = registry_of(request)
+        match = await registry.get(match_id)
         seat = match.seat_of_token(token)
-        return await asyncio.to_thread(match.replay(seat))
+        views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
+        return views
 
     @app.websocket("/ws/matches/{match_id}")
     async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:
         await websocket.accept()
         registry = registry_of(websocket)
+        key = client_key(websocket.client.host if websocket.client else None)
         try:
+            await registry.rates.check("connect", key)
             match = await registry.get(match_id)
             seat = match.seat_of_token(token)
+            client = Client(seat, websocket.send_text)
+            await registry.connect(match, client)
         except ServerError as exc:
             await websocket.send_json(exc.payload())
-            await websocket.close(code=4404 if exc.status == 404 else 4403)
+            await websocket.close(code={404: 4404, 429: 4429}.get(exc.status, 4403))
             return
-        client = Client(seat, websocket.send_json)
-        await registry.connect(match, client)
+        pump = asyncio.get_running_loop().create_task(_pump(websocket, client))
+        refused = 0
         try:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 try:
+                    await registry.rates.check("message", key)
                     if message.get("text") is None:
                         raise ServerError(400, "bad_message", "send messages as text frames of JSON")
-                    await _handle(registry, match, seat, message["text"])
+                    await _handle(registry, match, client, message["text"])
+                    refused = 0
                 except ServerError as exc:
-                    await websocket.send_json({**exc.payload(), "version": match.version})
+                    refused = refused + 1 if exc.status == 429 else 0
+                    if refused > FLOOD_CLOSE:
+                        await websocket.close(code=1008)
+                        break
+                    client.deliver({**exc.payload(), "version": match.version})
         except WebSocketDisconnect:
             pass
         finally:
             await registry.disconnect(match, client)
+            client.drop()
+            pump.cancel()
 
-    async def _handle(registry: Registry, match: Any, seat: int | None, text: str) -> None:
+    async def _pump(websocket: WebSocket, client: Client) -> None:
+        """Write the connection's messages; one too slow to take them is closed (it may reconnect)."""
+        await client.pump()
+        if client.dropped:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1013)
+
+    async def _handle(registry: Registry, match: LiveMatch, client: Client, text: str) -> None:
         if len(text.encode("utf-8")) > MAX_MESSAGE:
             raise ServerError(413, "too_large", f"messages are limited to {MAX_MESSAGE} bytes")
         try:
@@ -304,13 +373,11 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         if kind == "ping":
             return
         if kind == "sync":
-            for client in list(match.clients):
-                if client.seat == seat:
-                    await client.send(match.view(seat))
+            registry.sync(match, client)
             return
         if kind != "action":
             raise ServerError(400, "bad_message", "message types are 'action', 'sync' and 'ping'")
-        await registry.submit(match, seat, message.get("action"), message.get("version"))
+        await registry.submit(match, client.seat, message.get("action"), message.get("version"))
 
     return app
 

@@ -2,15 +2,25 @@
 
 Every change goes through :meth:`Registry.submit`: under the match's lock it checks the version
 and the action against the engine, commits the action to storage, and only then applies it in
-memory and sends each connected seat and spectator its own view.  A view is built from the seat's
-observation alone (the engine's one place that decides what a seat may see).  Bots run in a process
-pool so they never block the event loop, and they receive only their seat's observation.
+memory and hands each connected seat and spectator its own view.  A view is built from the seat's
+observation alone (the engine's one place that decides what a seat may see).  Bots run in worker
+processes behind a fair queue (``bots.py``) and receive only their seat's observation.
+
+Memory holds only matches in use: a match with no connection, no bot thinking and no clock running
+leaves memory after :data:`IDLE_SECONDS` and is rebuilt from its log when asked for again; the lobby
+reads the database.  Each connection has its own bounded outbox, so a slow client never delays the
+others: one that falls :data:`OUTBOX` messages behind is disconnected (it reconnects and syncs).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import base64
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
 import multiprocessing
 import random
 import re
@@ -25,37 +35,77 @@ from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class, load_game
+from .bots import FairQueue, Job, bot_move, decide, process_pool
+from .errors import ServerError
 from .fanout import Fanout
-from .storage import Storage, hash_token
+from .limits import Limits, RateLimiter
+from .storage import MatchRow, SeatRow, Storage, hash_token
+
+__all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
+
+log = logging.getLogger("masques.server")
 
 HUMAN = "human"
 LOG_LENGTH = 20
 MATCH_ID = re.compile(r"[0-9a-f]{16}")
 """Match ids are 16 hex digits (secrets.token_hex(8)); anything else is unknown without a query."""
+OUTBOX = 64
+"""Messages one connection may have waiting before it counts as too slow and is dropped."""
+IDLE_SECONDS = 30.0
+"""A match nobody uses (no connection, no bot, no clock) leaves memory after this long."""
+PRESENCE_DELAY = 0.25
+"""Spectators coming and going are told to the players at most this often."""
+BOT_RETRY_SECONDS = (1.0, 5.0, 30.0)
+"""Waits before a bot loop that failed (e.g. the database was away) starts again."""
 
-
-class ServerError(Exception):
-    """A refused request: an HTTP-like status, a stable code and a reason for the client."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-    def payload(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": self.message}
-
-
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Send = Callable[[str], Awaitable[None]]
 
 
 @dataclass(eq=False)
 class Client:
-    """One WebSocket connection: a seat (or None for a spectator) and how to send to it."""
+    """One WebSocket connection: a seat (or None for a spectator), how to send to it, and its outbox.
+
+    Messages are queued by :meth:`deliver` (never waits) and written in order by :meth:`pump`, the
+    connection's own task; a full outbox drops the connection instead of holding up anyone else."""
 
     seat: int | None
-    send: Send
+    send_text: Send
+    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
+    dropped: bool = False
+
+    def deliver(self, message: str | dict[str, Any]) -> bool:
+        """Queue a message (a dict or its JSON text); False once the connection is dropped."""
+        if self.dropped:
+            return False
+        text = message if isinstance(message, str) else json.dumps(message)
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop()
+            return False
+        return True
+
+    def drop(self) -> None:
+        """Stop sending: the pump ends after what it is writing."""
+        self.dropped = True
+        while True:
+            try:
+                self.outbox.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+        self.outbox.put_nowait(None)
+
+    async def pump(self) -> None:
+        """Write queued messages until the connection is dropped or its socket fails."""
+        while True:
+            text = await self.outbox.get()
+            if text is None:
+                return
+            try:
+                await self.send_text(text)
+            except Exception:  # the socket is gone; its handler ends the connection
+                self.dropped = True
+                return
 
 
 @dataclass
@@ -80,10 +130,46 @@ class LiveMatch:
     rematch_of: str | None = None
     turn_seconds: int = 0  # per-turn clock for humans; 0 = none
     turn_deadline: float | None = None  # wall-clock time (epoch s) the current human turn ends
+    secret: str | None = None  # hex; the bots' randomness and join tokens derive from it
+    chance: int = 1  # the chance generator's version of the game's seed
+    seeded: bool = False  # the creator chose the seed (practice matches only)
+    owner: str | None = None  # the client that created the match (the bots' queue is fair between them)
     actors: list[int] = field(default_factory=list)  # the seat that made each action
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
+    clock_task: asyncio.Task[None] | None = None
+    presence_task: asyncio.Task[None] | None = None
+    last_used: float = field(default_factory=time.monotonic)
+
+    @property
+    def queue_owner(self) -> str:
+        return self.owner or f"match:{self.id}"
+
+    def busy(self) -> bool:
+        """Whether anything keeps the match in memory: connections, a bot thinking, a clock, a request."""
+        return bool(
+            self.clients
+            or (self.bot_task is not None and not self.bot_task.done())
+            or (self.clock_task is not None and not self.clock_task.done())
+            or self.lock.locked()
+        )
+
+    def derived_seed(self, purpose: str) -> int:
+        """A seed for ``purpose`` (a bot's decision, a clock's move) drawn from the match's secret
+        with a keyed hash: it reveals neither the secret nor the game's seed."""
+        if self.secret is None:  # pragma: no cover - every match row has a secret since migration 0003
+            raise RuntimeError("match has no secret")
+        digest = hmac.new(bytes.fromhex(self.secret), purpose.encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest, "big")
+
+    def join_token(self, key: str) -> str:
+        """The seat token a join with this Idempotency-Key gets, the same on every retry."""
+        return (
+            base64.urlsafe_b64encode(self.derived_seed(f"join-token/{key}").to_bytes(32, "big"))
+            .decode("ascii")
+            .rstrip("=")
+        )
 
     @property
     def version(self) -> int:
@@ -111,6 +197,7 @@ class LiveMatch:
             "rematch_of": self.rematch_of,
             "turn_seconds": self.turn_seconds,
             "turn_deadline": self.turn_deadline,
+            "seeded": self.seeded,
             "seats": [
                 {"seat": i, "kind": s.kind, "name": s.name, "taken": s.taken, "connected": i in connected}
                 for i, s in enumerate(self.seats)
@@ -136,12 +223,12 @@ class LiveMatch:
 
         Each step's view is built exactly as a live view is, from that step's observation alone, so a
         replay shows nothing the seat could not see while playing; nobody can act in it."""
-        game, seed = self.game, self.seed
+        game, seed, chance = self.game, self.seed, self.chance
         actions, actors = list(self.state.history), list(self.actors)
         summary = self.summary()
 
         def views() -> list[dict[str, Any]]:
-            state = game.new_initial_state(seed)
+            state = initial_state(game, seed, chance)
             out = []
             for version in range(len(actions) + 1):
                 if version:
@@ -199,41 +286,43 @@ def recent_log(
     ]
 
 
-def bot_move(
-    game_name: str,
-    options: dict[str, Any],
-    kind: str,
-    seat: int,
-    *,
-    observation: Any,
-    legal: list[int],
-    seed: int,
-) -> int:
-    """Runs in a worker process: one bot decision from the seat's observation."""
-    game = load_game(game_name, options)
-    bot = make_bot(kind, game_name)
-    return bot.act(game, seat, [observation], legal, random.Random(seed))
+def initial_state(game: Game, seed: int, chance: int) -> State:
+    """The match's first position, dealt by the chance generator its seed was drawn for."""
+    if chance == 1:
+        return game.new_initial_state(seed)
+    return game.new_initial_state(seed, chance=chance)  # type: ignore[call-arg]
 
 
 class Registry:
-    """All live matches of this process, backed by storage."""
+    """The live matches of this process, backed by storage."""
 
     def __init__(
-        self, storage: Storage, *, bot_workers: int | None = None, redis_url: str | None = None
+        self,
+        storage: Storage,
+        *,
+        bot_workers: int | None = None,
+        redis_url: str | None = None,
+        limits: Limits | None = None,
+        bot_pool: Callable[[], Any] | None = None,
     ) -> None:
         self.storage = storage
+        self.limits = limits or Limits()
+        self.rates = RateLimiter(self.limits, redis_url)
         self.fanout = Fanout(redis_url, self._on_remote_change) if redis_url else None
         self.matches: dict[str, LiveMatch] = {}
-        self.pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=bot_workers or max(1, multiprocessing.cpu_count() - 1),  # a core for the event loop
-            mp_context=multiprocessing.get_context("spawn"),
-        )
+        # Two slots at least, so that one client's bots never hold the only one.
+        workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
+        self.bots = FairQueue(workers, self.limits.bot_timeout, bot_pool or process_pool(workers))
         self._load_lock = asyncio.Lock()
+        self._create_lock = asyncio.Lock()
+        self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         if self.fanout is not None:
             await self.fanout.start()
         await self.resume_all()
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def stop(self) -> None:
         if self.fanout is not None:
@@ -241,10 +330,31 @@ class Registry:
         self.close()
 
     def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for match in self.matches.values():
-            if match.bot_task is not None:
-                match.bot_task.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+            for task in (match.bot_task, match.clock_task, match.presence_task):
+                if task is not None:
+                    task.cancel()
+            for client in list(match.clients):
+                client.drop()
+        self.bots.close()
+
+    # -- memory -------------------------------------------------------------------------------
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(IDLE_SECONDS / 3)
+            self.evict_idle()
+
+    def evict_idle(self, idle: float | None = None) -> int:
+        """Let go of the matches nobody has used for ``idle`` seconds (default: IDLE_SECONDS); how
+        many left memory."""
+        idle = IDLE_SECONDS if idle is None else idle
+        now = time.monotonic()
+        gone = [m for m in self.matches.values() if not m.busy() and now - m.last_used >= idle]
+        for match in gone:
+            del self.matches[match.id]
+        return len(gone)
 
     # -- lobby --------------------------------------------------------------------------------
     async def create(
@@ -256,6 +366,7 @@ class Registry:
         seed: int | None = None,
         rematch_of: str | None = None,
         turn_seconds: int = 0,
+        owner: str | None = None,
     ) -> LiveMatch:
         try:
             game = game_class(game_name)(options)
@@ -271,7 +382,45 @@ class Registry:
                     make_bot(kind, game_name)
                 except ValueError as exc:
                     raise ServerError(400, "bad_seats", str(exc)) from None
+        if seed is not None and seats.count(HUMAN) > 1 and not self.limits.any_seed:
+            raise ServerError(
+                403,
+                "seed_not_allowed",
+                "a chosen seed is allowed only when at most one seat is a person (practice against "
+                "bots, or bots alone): nobody may choose the cards of other people",
+            )
+        with_bots = any(kind != HUMAN for kind in seats)
+        async with self._create_lock if with_bots and owner else contextlib.nullcontext():
+            if with_bots and owner and self.limits.max_bot_matches:
+                active = await asyncio.to_thread(self.storage.active_bot_matches, owner)
+                if active >= self.limits.max_bot_matches:
+                    raise ServerError(
+                        429,
+                        "too_many_bot_matches",
+                        f"one client may have {self.limits.max_bot_matches} matches with bots open or "
+                        "being played at once: finish or leave one first",
+                        retry_after=30,
+                    )
+            match = await self._insert(
+                game, seats=seats, seed=seed, rematch_of=rematch_of, turn_seconds=turn_seconds, owner=owner
+            )
+        self.matches[match.id] = match
+        await self._maybe_start(match)
+        return match
+
+    async def _insert(
+        self,
+        game: Game,
+        *,
+        seats: list[str],
+        seed: int | None,
+        rematch_of: str | None,
+        turn_seconds: int,
+        owner: str | None,
+    ) -> LiveMatch:
         match_id = secrets.token_hex(8)
+        secret = secrets.token_hex(32)
+        chance, seeded = 1, seed is not None
         seed = secrets.randbelow(2**31) if seed is None else seed
         rows = [(kind, None if kind == HUMAN else kind) for kind in seats]
         create = partial(
@@ -284,27 +433,33 @@ class Registry:
             seats=rows,
             rematch_of=rematch_of,
             turn_seconds=turn_seconds,
+            secret=secret,
+            chance=chance,
+            seeded=seeded,
+            owner=owner,
         )
         await asyncio.to_thread(create)
-        match = LiveMatch(
+        return LiveMatch(
             match_id,
             game,
             seed,
             "open",
             [Seat(kind, None if kind == HUMAN else kind, None) for kind in seats],
-            game.new_initial_state(seed),
+            initial_state(game, seed, chance),
             rematch_of,
             turn_seconds,
+            secret=secret,
+            chance=chance,
+            seeded=seeded,
+            owner=owner,
         )
-        self.matches[match_id] = match
-        await self._maybe_start(match)
-        return match
 
     async def get(self, match_id: str) -> LiveMatch:
         if not isinstance(match_id, str) or not MATCH_ID.fullmatch(match_id):
             raise ServerError(404, "no_match", "no such match")
         match = self.matches.get(match_id)
         if match is not None:
+            match.last_used = time.monotonic()
             return match
         async with self._load_lock:
             match = self.matches.get(match_id)
@@ -322,29 +477,54 @@ class Registry:
         if row is None:
             raise ServerError(404, "no_match", "no such match")
         game = load_game(row.game, row.options)
-        state = game.new_initial_state(row.seed)
-        log = self.storage.log(match_id)
-        for _, action in log:
+        state = initial_state(game, row.the_seed, row.chance)
+        log_rows = self.storage.log(match_id)
+        for _, action in log_rows:
             state.apply(action)
         seats = [Seat(s.kind, s.name, s.token_hash) for s in self.storage.seats(match_id)]
         match = LiveMatch(
-            match_id, game, row.seed, row.status, seats, state, row.rematch_of, row.turn_seconds or 0
+            match_id,
+            game,
+            row.the_seed,
+            row.status,
+            seats,
+            state,
+            row.rematch_of,
+            row.turn_seconds or 0,
+            secret=row.secret,
+            chance=row.chance,
+            seeded=bool(row.seeded),
+            owner=row.owner,
         )
-        match.actors = [seat for seat, _ in log]
+        match.actors = [seat for seat, _ in log_rows]
         return match
 
     async def resume_all(self) -> None:
-        """After a restart: reload running matches so their bots carry on."""
+        """After a restart: reload running matches so their bots and clocks carry on."""
         rows = await asyncio.to_thread(self.storage.matches, ("running",))
         for row in rows:
             await self.get(row.id)
 
     async def listing(self, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
-        rows = await asyncio.to_thread(self.storage.matches, statuses)
-        return [(await self.get(row.id)).summary() for row in rows]
+        """The lobby, from the database: a match in memory shows who is connected, the others none."""
+        rows = await asyncio.to_thread(self.storage.listing, statuses)
+        out = []
+        for row, seats, version in rows:
+            live = self.matches.get(row.id)
+            out.append(live.summary() if live is not None else row_summary(row, seats, version))
+        return out
 
-    async def join(self, match: LiveMatch, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(
+        self, match: LiveMatch, name: str, seat: int | None, join_key: str | None = None
+    ) -> tuple[int, str]:
+        """A free human seat and its token.  With an Idempotency-Key, a retry of a join that went
+        through (its answer lost) gets the same seat and the same token."""
+        key_hash = hash_token(f"join-key/{join_key}") if join_key else None
         async with match.lock:
+            if key_hash is not None:
+                done = await self._joined_with(match, key_hash, name, seat)
+                if done is not None:
+                    return done, match.join_token(str(join_key))
             free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and s.token_hash is None]
             if seat is None:
                 if not free:
@@ -354,8 +534,9 @@ class Registry:
                 raise ServerError(404, "no_seat", f"seats are 0..{len(match.seats) - 1}")
             if seat not in free:
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
-            token = secrets.token_urlsafe(32)
-            if not await asyncio.to_thread(self.storage.claim_seat, match.id, seat, name, token):
+            token = match.join_token(join_key) if join_key and match.secret else secrets.token_urlsafe(32)
+            claim = partial(self.storage.claim_seat, match.id, seat, name, token, key_hash)
+            if not await asyncio.to_thread(claim):
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
             match.seats[seat] = Seat(HUMAN, name, hash_token(token))
         await self._maybe_start(match)
@@ -363,6 +544,16 @@ class Registry:
         if self.fanout is not None:
             await self.fanout.publish(match.id)
         return seat, token
+
+    async def _joined_with(self, match: LiveMatch, key_hash: str, name: str, seat: int | None) -> int | None:
+        """The seat an earlier join with this key took (it is checked to be the same request)."""
+        rows: list[SeatRow] = await asyncio.to_thread(self.storage.seats, match.id)
+        for row in rows:
+            if row.join_key is not None and secrets.compare_digest(row.join_key, key_hash):
+                if row.name != name or (seat is not None and seat != row.seat):
+                    raise ServerError(409, "key_reused", "this Idempotency-Key was used for a different join")
+                return row.seat
+        return None
 
     async def leave(self, match: LiveMatch, token: str) -> None:
         async with match.lock:
@@ -381,6 +572,11 @@ class Registry:
             match.status = "running"
             await asyncio.to_thread(self.storage.set_status, match.id, "running")
             self._schedule_bots(match)
+
+    async def heavy_read(self, job: Callable[[], Any]) -> Any:
+        """Run a costly read (a replay, a record) off the event loop, one at a time per process."""
+        async with self._reads:
+            return await asyncio.to_thread(job)
 
     # -- play ---------------------------------------------------------------------------------
     async def submit(self, match: LiveMatch, seat: int | None, action: Any, version: Any) -> None:
@@ -413,13 +609,16 @@ class Registry:
         try:
             await asyncio.to_thread(self.storage.append_action, match.id, match.version, seat, action, status)
         except IntegrityError:
-            # Another server process committed this version first (scale-out): catch up and refuse.
-            await self._catch_up(match)
+            # Another server process committed this version first (scale-out): catch up, show this
+            # process's connections what it committed, and refuse.
+            if await self._catch_up(match):
+                self.deliver_views(match)
             raise ServerError(
                 409, "stale_version", f"the match is at version {match.version}, not {version}"
             ) from None
         match.state = trial
         match.actors.append(seat)
+        match.last_used = time.monotonic()
         if status:
             match.status = status
         if self.fanout is not None:
@@ -428,11 +627,11 @@ class Registry:
     async def _catch_up(self, match: LiveMatch) -> bool:
         """Apply the actions other processes committed, and reload seats and status.  True if anything
         changed.  Called with the match's lock held."""
-        log = await asyncio.to_thread(self.storage.log, match.id)
+        log_rows = await asyncio.to_thread(self.storage.log, match.id)
         rows = await asyncio.to_thread(self.storage.seats, match.id)
         row = await asyncio.to_thread(self.storage.match, match.id)
         changed = False
-        for seat, action in log[match.version :]:
+        for seat, action in log_rows[match.version :]:
             match.state.apply(action)
             match.actors.append(seat)
             changed = True
@@ -454,10 +653,74 @@ class Registry:
             changed = await self._catch_up(match)
         if changed:
             await self.broadcast(match)
+            self._schedule_bots(match)
 
+    # -- bots and clocks ----------------------------------------------------------------------
     def _schedule_bots(self, match: LiveMatch) -> None:
         if match.bot_task is None or match.bot_task.done():
-            match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
+            match.bot_task = asyncio.get_running_loop().create_task(self._bots_forever(match))
+
+    def _bot_rng(self, match: LiveMatch, purpose: str, seat: int, version: int) -> random.Random:
+        """The randomness of one bot decision: from the match's secret (older matches: their seed)."""
+        if match.chance == 1:
+            factor = 7919 if purpose == "clock" else 1_000_003
+            return random.Random((match.seed * factor + version) % (2**31))
+        return random.Random(match.derived_seed(f"{purpose}/{seat}/{version}"))
+
+    async def _decide(self, match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
+        """One bot decision for ``seat`` at the current version (a level that fails gives way)."""
+        state = match.state
+        observation, legal = state.observation(seat), state.legal_actions()
+        rng = self._bot_rng(match, purpose, seat, match.version)
+        name, options = match.game.name, match.game.options
+
+        def job(level: str) -> Job:
+            return partial(
+                bot_move, name, options, level, seat, observation=observation, legal=legal, rng=rng
+            )
+
+        where = f"match {match.id} seat {seat} version {match.version}"
+        action, _level = await decide(
+            self.bots, match.queue_owner, job, kind=kind, legal=legal, fallback_rng=rng, where=where
+        )
+        return action
+
+    async def _bots_forever(self, match: LiveMatch) -> None:
+        """Play the bots' turns; an unexpected failure (not a bot's: those give way to a lower level)
+        is logged and the loop starts again after a wait, so the match never stalls."""
+        failures = 0
+        while True:
+            try:
+                await self._run_bots(match)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot loop of match %s failed; trying again", match.id)
+                await asyncio.sleep(BOT_RETRY_SECONDS[min(failures, len(BOT_RETRY_SECONDS) - 1)])
+                failures += 1
+                if self.matches.get(match.id) is not match:
+                    return
+
+    async def _run_bots(self, match: LiveMatch) -> None:
+        while match.status == "running" and not match.state.is_terminal():
+            seat = match.state.current_player
+            kind = match.seats[seat].kind
+            if kind == HUMAN:
+                if match.turn_seconds:
+                    self._start_clock(match)
+                    await self.broadcast(match)  # with the new deadline
+                return
+            version = match.version
+            action = await self._decide(match, seat, kind, "bot")
+            async with match.lock:
+                if match.version != version:
+                    continue
+                try:
+                    await self._commit(match, seat, action, version)
+                except ServerError:
+                    continue  # another process moved first; look again
+            await self.broadcast(match)
 
     def _start_clock(self, match: LiveMatch) -> None:
         """If the match has a per-turn clock and a human is to move, the greedy bot moves for them
@@ -470,24 +733,15 @@ class Registry:
             match.turn_deadline = None
             return
         match.turn_deadline = time.time() + match.turn_seconds
-        asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
+        if match.clock_task is not None:
+            match.clock_task.cancel()
+        match.clock_task = asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
 
     async def _clock(self, match: LiveMatch, version: int, seat: int) -> None:
         await asyncio.sleep(match.turn_seconds)
         if match.version != version or match.status != "running":
             return  # the player moved in time
-        state = match.state
-        job = partial(
-            bot_move,
-            match.game.name,
-            match.game.options,
-            "greedy",
-            seat,
-            observation=state.observation(seat),
-            legal=state.legal_actions(),
-            seed=(match.seed * 7919 + version) % (2**31),
-        )
-        action = await asyncio.get_running_loop().run_in_executor(self.pool, job)
+        action = await self._decide(match, seat, "greedy", "clock")
         async with match.lock:
             if match.version != version:
                 return
@@ -498,63 +752,100 @@ class Registry:
         await self.broadcast(match)
         self._schedule_bots(match)
 
-    async def _run_bots(self, match: LiveMatch) -> None:
-        loop = asyncio.get_running_loop()
-        while match.status == "running" and not match.state.is_terminal():
-            state = match.state
-            seat = state.current_player
-            kind = match.seats[seat].kind
-            if kind == HUMAN:
-                if match.turn_seconds:
-                    self._start_clock(match)
-                    await self.broadcast(match)  # with the new deadline
-                return
-            version = match.version
-            seed = (match.seed * 1_000_003 + version) % (2**31)
-            job = partial(
-                bot_move,
-                match.game.name,
-                match.game.options,
-                kind,
-                seat,
-                observation=state.observation(seat),
-                legal=state.legal_actions(),
-                seed=seed,
-            )
-            action = await loop.run_in_executor(self.pool, job)
-            async with match.lock:
-                if match.version != version:
-                    continue
-                try:
-                    await self._commit(match, seat, action, version)
-                except ServerError:
-                    continue  # another process moved first; look again
-            await self.broadcast(match)
-
     # -- views --------------------------------------------------------------------------------
     async def broadcast(self, match: LiveMatch) -> None:
-        views: dict[int | None, dict[str, Any]] = {}
+        """Hand every connection its view (see :meth:`deliver_views`)."""
+        self.deliver_views(match)
+
+    def deliver_views(self, match: LiveMatch) -> None:
+        """Hand every connection its view: one JSON text per seat, queued without waiting."""
+        texts: dict[int | None, str] = {}
         for client in list(match.clients):
-            if client.seat not in views:
-                views[client.seat] = match.view(client.seat)
-            try:
-                await client.send(views[client.seat])
-            except Exception:  # a dead connection; its handler removes it
+            if client.seat not in texts:
+                texts[client.seat] = json.dumps(match.view(client.seat))
+            if not client.deliver(texts[client.seat]):
                 match.clients.discard(client)
 
     async def connect(self, match: LiveMatch, client: Client) -> None:
+        """Add a connection (a spectator only while the match has room) and send it its view."""
+        if client.seat is None:
+            watching = sum(1 for c in match.clients if c.seat is None)
+            if watching >= self.limits.max_spectators:
+                raise ServerError(
+                    429,
+                    "too_many_spectators",
+                    f"this match has its {self.limits.max_spectators} spectators; try again later",
+                    retry_after=30,
+                )
         match.clients.add(client)
-        await client.send(match.view(client.seat))
-        await self.broadcast_presence(match)
+        match.last_used = time.monotonic()
+        client.deliver(match.view(client.seat))
+        self._presence_changed(match, client)
 
     async def disconnect(self, match: LiveMatch, client: Client) -> None:
+        if client not in match.clients:
+            return
         match.clients.discard(client)
-        await self.broadcast_presence(match)
+        match.last_used = time.monotonic()
+        self._presence_changed(match, None if client.seat is None else client)
 
-    async def broadcast_presence(self, match: LiveMatch) -> None:
-        message = {"type": "presence", "match": match.summary()}
+    def sync(self, match: LiveMatch, client: Client) -> None:
+        """Answer a ``sync``: the current view, to the asking connection only."""
+        client.deliver(match.view(client.seat))
+
+    def _presence_changed(self, match: LiveMatch, client: Client | None) -> None:
+        """Tell who is connected.  A player's arrival or departure goes to every connection at once;
+        a spectator's goes to that spectator, and to the players at most every PRESENCE_DELAY: a
+        crowd of spectators costs messages in proportion to its size, not to its square."""
+        if client is not None and client.seat is not None:
+            self._send_presence(match, everyone=True)
+            return
+        if client is not None:
+            client.deliver(presence_of(match))
+        if match.presence_task is None or match.presence_task.done():
+            match.presence_task = asyncio.get_running_loop().create_task(self._presence_later(match))
+
+    async def _presence_later(self, match: LiveMatch) -> None:
+        await asyncio.sleep(PRESENCE_DELAY)
+        self._send_presence(match, everyone=False)
+
+    def _send_presence(self, match: LiveMatch, *, everyone: bool) -> None:
+        text = json.dumps(presence_of(match))
         for client in list(match.clients):
-            try:
-                await client.send(message)
-            except Exception:
+            if (everyone or client.seat is not None) and not client.deliver(text):
                 match.clients.discard(client)
+
+
+def presence_of(match: LiveMatch) -> dict[str, Any]:
+    return {"type": "presence", "match": match.summary()}
+
+
+def row_summary(row: MatchRow, seats: list[SeatRow], version: int) -> dict[str, Any]:
+    """A lobby entry from storage alone, as :meth:`LiveMatch.summary` writes it (nobody connected)."""
+    try:
+        title = game_class(row.game).title
+    except EngineError:
+        title = row.game
+    return {
+        "id": row.id,
+        "game": row.game,
+        "title": title,
+        "options": row.options,
+        "status": row.status,
+        "version": version,
+        "rematch_of": row.rematch_of,
+        "turn_seconds": row.turn_seconds or 0,
+        "turn_deadline": None,
+        "seeded": bool(row.seeded),
+        "seats": [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": s.name,
+                "taken": s.kind != HUMAN or s.token_hash is not None,
+                "connected": False,
+            }
+            for s in seats
+        ],
+        "spectators": 0,
+    }

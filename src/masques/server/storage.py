@@ -21,6 +21,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     ForeignKey,
     Integer,
@@ -28,6 +29,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    func,
     select,
 )
 from sqlalchemy.engine import Engine
@@ -51,11 +53,21 @@ class MatchRow(Base):
     game: Mapped[str] = mapped_column(String(32))
     rules_version: Mapped[str] = mapped_column(String(16))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)  # the game's seed for chance 1 (older matches)
     status: Mapped[str] = mapped_column(String(16), default="open")  # open, running, finished
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)  # per-turn clock, 0 = none
+    secret: Mapped[str | None] = mapped_column(String(64), nullable=True)  # hex; never leaves the server
+    game_seed: Mapped[str | None] = mapped_column(String(80), nullable=True)  # decimal, chance >= 2
+    chance: Mapped[int] = mapped_column(Integer, default=1)  # the chance generator's version
+    seeded: Mapped[bool] = mapped_column(Boolean, default=False)  # the creator chose the seed
+    owner: Mapped[str | None] = mapped_column(String(40), nullable=True)  # the creating client's key
+
+    @property
+    def the_seed(self) -> int:
+        """The game's seed, whichever column holds it."""
+        return int(self.game_seed) if self.game_seed is not None else int(self.seed)
 
 
 class SeatRow(Base):
@@ -68,6 +80,7 @@ class SeatRow(Base):
     kind: Mapped[str] = mapped_column(String(16))  # human or a bot kind
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    join_key: Mapped[str | None] = mapped_column(String(64), nullable=True)  # hash of an Idempotency-Key
 
 
 class ActionRow(Base):
@@ -125,7 +138,12 @@ class Storage:
         seats: list[tuple[str, str | None]],
         rematch_of: str | None = None,
         turn_seconds: int = 0,
+        secret: str | None = None,
+        chance: int = 1,
+        seeded: bool = False,
+        owner: str | None = None,
     ) -> None:
+        legacy = chance == 1 and 0 <= seed < 2**31
         with self.session() as s:
             s.add(
                 MatchRow(
@@ -133,10 +151,15 @@ class Storage:
                     game=game,
                     rules_version=rules_version,
                     options=options,
-                    seed=seed,
+                    seed=seed if legacy else 0,
+                    game_seed=None if legacy else str(seed),
                     status="open",
                     rematch_of=rematch_of,
                     turn_seconds=turn_seconds,
+                    secret=secret,
+                    chance=chance,
+                    seeded=seeded,
+                    owner=owner,
                 )
             )
             for number, (kind, name) in enumerate(seats):
@@ -155,6 +178,49 @@ class Storage:
                 .limit(200)
             )
             return list(rows)
+
+    def listing(
+        self, statuses: tuple[str, ...], limit: int = 200
+    ) -> list[tuple[MatchRow, list[SeatRow], int]]:
+        """The lobby's rows, most recent first, with their seats and versions (no replay)."""
+        with self.session() as s:
+            rows = list(
+                s.scalars(
+                    select(MatchRow)
+                    .where(MatchRow.status.in_(statuses))
+                    .order_by(MatchRow.created.desc())
+                    .limit(limit)
+                )
+            )
+            ids = [row.id for row in rows]
+            seats: dict[str, list[SeatRow]] = {match_id: [] for match_id in ids}
+            versions: dict[str, int] = {}
+            if ids:
+                for seat in s.scalars(
+                    select(SeatRow).where(SeatRow.match_id.in_(ids)).order_by(SeatRow.seat)
+                ):
+                    seats[seat.match_id].append(seat)
+                counted = s.execute(
+                    select(ActionRow.match_id, func.count())
+                    .where(ActionRow.match_id.in_(ids))
+                    .group_by(ActionRow.match_id)
+                )
+                versions = {match_id: int(n) for match_id, n in counted}
+            return [(row, seats[row.id], versions.get(row.id, 0)) for row in rows]
+
+    def active_bot_matches(self, owner: str) -> int:
+        """How many open or running matches with a bot seat ``owner`` created."""
+        with self.session() as s:
+            count = s.scalar(
+                select(func.count(func.distinct(MatchRow.id)))
+                .join(SeatRow, SeatRow.match_id == MatchRow.id)
+                .where(
+                    MatchRow.owner == owner,
+                    MatchRow.status.in_(("open", "running")),
+                    SeatRow.kind != "human",
+                )
+            )
+            return int(count or 0)
 
     def seats(self, match_id: str) -> list[SeatRow]:
         with self.session() as s:
@@ -177,7 +243,9 @@ class Storage:
             )
             return [(int(seat), int(action)) for seat, action in rows]
 
-    def claim_seat(self, match_id: str, seat: int, name: str, token: str) -> bool:
+    def claim_seat(
+        self, match_id: str, seat: int, name: str, token: str, join_key: str | None = None
+    ) -> bool:
         """Give a free human seat to a player; False if it was taken meanwhile."""
         with self.session() as s:
             row = s.scalars(
@@ -187,6 +255,7 @@ class Storage:
                 return False
             row.name = name
             row.token_hash = hash_token(token)
+            row.join_key = join_key
             return True
 
     def release_seat(self, match_id: str, seat: int) -> None:
@@ -194,6 +263,7 @@ class Storage:
             row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
             row.name = None
             row.token_hash = None
+            row.join_key = None
 
     def set_status(self, match_id: str, status: str) -> None:
         with self.session() as s:

@@ -1,0 +1,257 @@
+"""Bots in the server: a fair queue in front of the worker processes, and fallbacks so that a bot that
+fails never stops a match.
+
+Bot decisions run in a process pool so they never block the event loop.  The queue hands the pool's
+slots out round-robin between clients (the client that created each match), and while several
+clients wait no client holds more than its share of the slots: one client's six expert matches
+cannot make another client's bot wait behind all of them.  A decision that raises, returns an
+illegal action or outlives its time is tried once more, then played by the next lower level; the
+last resort, a random legal move, is drawn in the server process itself, so the match always goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import multiprocessing
+import random
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ..ai import make_bot
+from ..engine import load_game
+
+log = logging.getLogger("masques.server.bots")
+
+LOWER_LEVEL = {"expert": "hard", "hard": "medium", "medium": "easy", "easy": "greedy", "greedy": "random"}
+"""The level that plays a decision when a bot fails it twice."""
+
+Job = Callable[[], int]
+
+
+def bot_move(
+    game_name: str,
+    options: dict[str, Any],
+    kind: str,
+    seat: int,
+    *,
+    observation: Any,
+    legal: list[int],
+    rng: random.Random,
+) -> int:
+    """Runs in a worker process: one bot decision from the seat's observation alone."""
+    game = load_game(game_name, options)
+    bot = make_bot(kind, game_name)
+    return bot.act(game, seat, [observation], legal, rng)
+
+
+class BotError(Exception):
+    """A bot decision that cannot be used (it raised, timed out or chose an illegal action)."""
+
+
+@dataclass(eq=False)
+class _Queued:
+    owner: str
+    job: Job
+    future: asyncio.Future[int]
+    started: float | None = None
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class FairQueue:
+    """Round-robin between owners over ``slots`` worker slots, each owner at most its fair share."""
+
+    slots: int
+    timeout: float
+    pool_factory: Callable[[], concurrent.futures.Executor]
+    pool: concurrent.futures.Executor = field(init=False)
+    waiting: dict[str, deque[_Queued]] = field(default_factory=dict)
+    running: Counter[str] = field(default_factory=Counter)
+    in_flight: set[_Queued] = field(default_factory=set)
+    order: deque[str] = field(default_factory=deque)
+
+    def __post_init__(self) -> None:
+        self.pool = self.pool_factory()
+        self.generation = 0
+
+    def run(self, owner: str, job: Job) -> asyncio.Future[int]:
+        """Queue ``job`` for ``owner``; the future fails with TimeoutError if it runs too long."""
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(owner, deque()).append(_Queued(owner, job, future))
+        if owner not in self.order:
+            self.order.append(owner)
+        self._dispatch()
+        return future
+
+    def share(self) -> int:
+        """How many slots one owner may hold while the others wait."""
+        active = set(self.order) | {owner for owner, n in self.running.items() if n}
+        return max(1, self.slots // max(1, len(active)))
+
+    def _next(self) -> _Queued | None:
+        share = self.share()
+        for _ in range(len(self.order)):
+            owner = self.order[0]
+            self.order.rotate(-1)
+            queue = self.waiting.get(owner)
+            while queue and queue[0].future.done():  # given up by its caller
+                queue.popleft()
+            if not queue:
+                self.order.remove(owner)
+                self.waiting.pop(owner, None)
+                continue
+            if self.running[owner] >= share:
+                continue
+            item = queue.popleft()
+            if not queue:
+                self.order.remove(owner)
+                self.waiting.pop(owner, None)
+            return item
+        return None
+
+    def _dispatch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while len(self.in_flight) < self.slots:
+            item = self._next()
+            if item is None:
+                return
+            self.in_flight.add(item)
+            self.running[item.owner] += 1
+            item.started = time.monotonic()
+            item.timer = loop.call_later(self.timeout, self._expire, item)
+            try:
+                done = asyncio.wrap_future(self.pool.submit(item.job))
+            except (BrokenProcessPool, RuntimeError) as exc:  # a dead pool: make a new one
+                self._finish(item, None, exc)
+                self._restart_pool("the worker pool was broken")
+                continue
+            done.add_done_callback(partial(self._completed, item, self.generation))
+
+    def _completed(self, item: _Queued, generation: int, done: asyncio.Future[int]) -> None:
+        if generation != self.generation:
+            return  # its pool was replaced; the item was settled then
+        exc = None if done.cancelled() else done.exception()
+        if done.cancelled() or isinstance(exc, BrokenProcessPool):
+            self._finish(item, None, BotError("the worker process died"))
+            self._restart_pool("a worker process died")
+        else:
+            self._finish(item, None if exc else done.result(), exc)
+        self._dispatch()
+
+    def _finish(self, item: _Queued, result: int | None, exc: BaseException | None) -> None:
+        if item in self.in_flight:
+            self.in_flight.discard(item)
+            self.running[item.owner] -= 1
+            if not self.running[item.owner]:
+                del self.running[item.owner]
+        if item.timer is not None:
+            item.timer.cancel()
+        if not item.future.done():
+            if exc is not None:
+                item.future.set_exception(exc)
+            else:
+                assert result is not None
+                item.future.set_result(result)
+
+    def _expire(self, item: _Queued) -> None:
+        """The caller stops waiting; the slot stays taken until the worker is really free, and a
+        worker still busy at twice the time is stuck: the pool is replaced."""
+        if not item.future.done():
+            item.future.set_exception(TimeoutError(f"no decision within {self.timeout:g} s"))
+        item.timer = asyncio.get_running_loop().call_later(self.timeout, self._stuck, item)
+
+    def _stuck(self, item: _Queued) -> None:
+        if item in self.in_flight:
+            self._restart_pool("a bot decision ran for twice its time")
+            self._dispatch()
+
+    def _restart_pool(self, why: str) -> None:
+        log.warning("restarting the bot worker pool: %s", why)
+        old = self.pool
+        self.generation += 1
+        for item in list(self.in_flight):
+            self._finish(item, None, BotError(why))
+        terminate_workers(old)
+        old.shutdown(wait=False, cancel_futures=True)
+        self.pool = self.pool_factory()
+
+    def close(self) -> None:
+        """Stop every worker now (their decisions are lost; a restart replays the log)."""
+        for queue in self.waiting.values():
+            for item in queue:
+                item.future.cancel()
+        self.waiting.clear()
+        self.order.clear()
+        for item in list(self.in_flight):
+            if item.timer is not None:
+                item.timer.cancel()
+            item.future.cancel()
+        self.in_flight.clear()
+        self.running.clear()
+        terminate_workers(self.pool)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def terminate_workers(pool: concurrent.futures.Executor) -> None:
+    """End a process pool's workers at once (a decision in progress is abandoned)."""
+    processes: dict[int, multiprocessing.Process] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in list(processes.values()):
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
+
+
+def process_pool(workers: int) -> Callable[[], concurrent.futures.Executor]:
+    """A factory of spawn-context process pools (no state inherited from the server process)."""
+
+    def make() -> concurrent.futures.Executor:
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    return make
+
+
+async def decide(
+    queue: FairQueue,
+    owner: str,
+    make_job: Callable[[str], Job],
+    *,
+    kind: str,
+    legal: Sequence[int],
+    fallback_rng: random.Random,
+    where: str,
+) -> tuple[int, str]:
+    """A legal action for a bot seat, and the level that chose it.
+
+    ``make_job(level)`` builds the decision at that level; ``kind`` is tried twice, then each lower
+    level once, then a random legal move is drawn here.  Failures are logged with ``where`` (the match
+    and seat) and the error's type only: nothing of the position goes to the log.
+    """
+    level = kind
+    tries = 2
+    while level != "random":
+        for _ in range(tries):
+            try:
+                action = await queue.run(owner, make_job(level))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("bot %s failed at %s: %s", level, where, type(exc).__name__)
+                continue
+            if isinstance(action, int) and action in legal:
+                return action, level
+            log.warning("bot %s chose an illegal action at %s", level, where)
+        level = LOWER_LEVEL.get(level, "random")
+        tries = 1
+    return legal[fallback_rng.randrange(len(legal))], "random"

@@ -1,0 +1,145 @@
+"""What one client may ask of the server: rate limits, caps, and who a client is.
+
+A client is its address (the account, once accounts exist).  Every limit is on by default and can be
+set by a ``masques serve`` flag or an environment variable (``MASQUES_RATE_LIMITS``,
+``MASQUES_MAX_BOT_MATCHES``, ``MASQUES_MAX_SPECTATORS``, ``MASQUES_BOT_TIMEOUT``).  Rate limits use
+the ``limits`` package's moving windows, in memory or, when the servers share a Redis, in Redis so
+that every process counts the same requests.  A refusal is a :class:`ServerError` with status 429 and
+the seconds to wait, which the HTTP layer sends as ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from limits import RateLimitItem, parse_many
+from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+
+from .errors import ServerError
+
+RATE_DEFAULTS: dict[str, str] = {
+    "api": "300/minute",  # any /api request: the catch-all against floods
+    "create": "10/minute;60/hour",  # new matches and rematches
+    "join": "30/minute",
+    "read": "60/minute",  # the heavy reads: listings, records, replays
+    "connect": "60/minute",  # WebSocket connections
+    "message": "20/second;400/minute",  # WebSocket messages
+}
+"""Default rate limits per client, in the ``limits`` notation (``N/period``, several joined by ';')."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits.  ``rates`` maps each kind of request to its limits (absent: unlimited)."""
+
+    rates: Mapping[str, str] = field(default_factory=lambda: dict(RATE_DEFAULTS))
+    max_bot_matches: int = 3
+    """Matches with a bot seat that one client may have open or running at once."""
+    max_spectators: int = 200
+    """Spectator connections one match accepts (per server process)."""
+    bot_timeout: float = 60.0
+    """Seconds one bot decision may take before it is retried (then played by a lower level)."""
+    any_seed: bool = False
+    """Accept a chosen seed for any match, not only where at most one seat is a person: for an
+    operator who deals the same cards at every table of an event (``MASQUES_ANY_SEED=1``)."""
+
+    @classmethod
+    def parse_rates(cls, text: str) -> dict[str, str]:
+        """``off``, or ``kind=limit,kind=limit`` over the defaults (``create=5/minute,read=off``)."""
+        text = text.strip()
+        if text.lower() in ("off", "none", "0"):
+            return {}
+        rates = dict(RATE_DEFAULTS)
+        if text.lower() in ("", "on", "default"):
+            return rates
+        for part in text.split(","):
+            kind, sep, value = part.partition("=")
+            kind, value = kind.strip(), value.strip()
+            if not sep or kind not in RATE_DEFAULTS:
+                raise ValueError(
+                    f"rate limits are 'off' or kind=limit pairs with kinds {', '.join(RATE_DEFAULTS)} "
+                    f"(got {part!r})"
+                )
+            if value.lower() == "off":
+                rates.pop(kind, None)
+                continue
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(f"rate limit {value!r} for {kind} is not like '10/minute'") from None
+            rates[kind] = value
+        return rates
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Limits:
+        """The defaults, then the environment, then explicit values (``None`` values are ignored)."""
+        env = os.environ if environ is None else environ
+        limits = cls()
+        if "MASQUES_RATE_LIMITS" in env:
+            limits = replace(limits, rates=cls.parse_rates(env["MASQUES_RATE_LIMITS"]))
+        numbers: dict[str, float] = {}
+        for name, var in (
+            ("max_bot_matches", "MASQUES_MAX_BOT_MATCHES"),
+            ("max_spectators", "MASQUES_MAX_SPECTATORS"),
+            ("bot_timeout", "MASQUES_BOT_TIMEOUT"),
+        ):
+            if var in env:
+                try:
+                    numbers[name] = float(env[var])
+                except ValueError:
+                    raise ValueError(f"{var} must be a number (got {env[var]!r})") from None
+        if "MASQUES_ANY_SEED" in env:
+            limits = replace(limits, any_seed=env["MASQUES_ANY_SEED"].strip().lower() in ("1", "true", "yes"))
+        limits = replace(
+            limits,
+            max_bot_matches=int(numbers.get("max_bot_matches", limits.max_bot_matches)),
+            max_spectators=int(numbers.get("max_spectators", limits.max_spectators)),
+            bot_timeout=numbers.get("bot_timeout", limits.bot_timeout),
+        )
+        given = {k: v for k, v in overrides.items() if v is not None}
+        if isinstance(given.get("rates"), str):
+            given["rates"] = cls.parse_rates(given["rates"])
+        return replace(limits, **given)
+
+
+def client_key(host: str | None) -> str:
+    """A stable, non-reversible name for a client address (what storage and logs keep)."""
+    return "ip:" + hashlib.sha256((host or "unknown").encode()).hexdigest()[:20]
+
+
+class RateLimiter:
+    """Moving-window counters per client and kind of request."""
+
+    def __init__(self, limits: Limits, redis_url: str | None = None) -> None:
+        self.items: dict[str, list[RateLimitItem]] = {k: parse_many(v) for k, v in limits.rates.items()}
+        storage: Storage = (
+            RedisStorage(redis_url, implementation="redispy", key_prefix="masques-limits")
+            if redis_url
+            else MemoryStorage()
+        )
+        self.limiter = MovingWindowRateLimiter(storage)
+
+    async def check(self, kind: str, client: str) -> None:
+        """Count one request of ``kind`` by ``client``, or raise 429 (and count nothing)."""
+        items = self.items.get(kind)
+        if not items:
+            return
+        for item in items:
+            if not await self.limiter.test(item, kind, client):
+                stats = await self.limiter.get_window_stats(item, kind, client)
+                wait = max(1, math.ceil(stats.reset_time - time.time()))
+                raise ServerError(
+                    429,
+                    "rate_limited",
+                    f"too many {kind} requests: at most {item} per client; try again in {wait} s",
+                    retry_after=wait,
+                )
+        for item in items:
+            await self.limiter.hit(item, kind, client)

@@ -1,0 +1,181 @@
+"""Bots in the server: the fair queue in front of the workers, and a bot that fails never stops a match
+(it is tried again, then a lower level plays, and at last a random move is drawn in the server)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server import bots, matches
+from masques.server.bots import FairQueue, decide
+
+
+def _threads(slots: int) -> Callable[[], concurrent.futures.Executor]:
+    return lambda: concurrent.futures.ThreadPoolExecutor(max_workers=slots)
+
+
+def test_the_queue_gives_a_waiting_client_the_next_slot() -> None:
+    """One client's six decisions cannot make another client's one wait behind all of them."""
+    started: list[str] = []
+    release = threading.Event()
+
+    def job(name: str) -> Callable[[], int]:
+        def run() -> int:
+            started.append(name)
+            release.wait(10)
+            return 0
+
+        return run
+
+    async def scenario() -> None:
+        queue = FairQueue(2, 30.0, _threads(2))
+        greedy = [queue.run("a", job(f"a{i}")) for i in range(6)]
+        await asyncio.sleep(0.2)
+        assert started == ["a0", "a1"]  # alone, a client may use every slot
+        other = queue.run("b", job("b0"))
+        await asyncio.sleep(0.2)
+        release.set()
+        await asyncio.wait_for(asyncio.gather(*greedy, other), 10)
+        queue.close()
+
+    asyncio.run(scenario())
+    assert started.index("b0") == 2, started  # the first slot freed went to the waiting client
+
+
+def test_a_client_holds_no_more_than_its_share_while_others_wait() -> None:
+    starts: list[tuple[str, int]] = []  # (owner, how many of a's jobs run, this one included)
+
+    async def scenario() -> None:
+        queue = FairQueue(4, 30.0, _threads(4))
+        running = {"a": 0, "b": 0}
+        lock = threading.Lock()
+
+        def job(owner: str) -> Callable[[], int]:
+            def run() -> int:
+                with lock:
+                    running[owner] += 1
+                    starts.append((owner, running["a"]))
+                time.sleep(0.05)
+                with lock:
+                    running[owner] -= 1
+                return 0
+
+            return run
+
+        futures = [queue.run("a", job("a")) for _ in range(12)]
+        await asyncio.sleep(0.01)
+        futures += [queue.run("b", job("b")) for _ in range(12)]
+        await asyncio.wait_for(asyncio.gather(*futures), 20)
+        queue.close()
+
+    asyncio.run(scenario())
+    first_b = next(i for i, (owner, _) in enumerate(starts) if owner == "b")
+    later_a = [count for owner, count in starts[first_b:] if owner == "a"]
+    assert later_a and max(later_a) <= 2  # with b waiting too, a holds at most half of the 4 slots
+    assert [owner for owner, _ in starts[:4]] == ["a"] * 4  # alone, a used all four
+
+
+def test_a_decision_that_runs_too_long_times_out() -> None:
+    async def scenario() -> None:
+        queue = FairQueue(1, 0.2, _threads(1))
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(queue.run("a", lambda: time.sleep(1) or 0), 5)
+        queue.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_failing_level_gives_way_to_the_next_lower_one(caplog: pytest.LogCaptureFixture) -> None:
+    tried: list[str] = []
+
+    def make_job(level: str) -> Callable[[], int]:
+        def run() -> int:
+            tried.append(level)
+            if level == "expert":
+                raise RuntimeError("boom")
+            if level == "hard":
+                return 99  # not a legal action
+            return 3
+
+        return run
+
+    async def scenario() -> tuple[int, str]:
+        queue = FairQueue(1, 5.0, _threads(1))
+        try:
+            return await decide(
+                queue, "a", make_job, kind="expert", legal=[1, 3], fallback_rng=random.Random(0), where="t"
+            )
+        finally:
+            queue.close()
+
+    with caplog.at_level(logging.WARNING, logger="masques.server.bots"):
+        assert asyncio.run(scenario()) == (3, "medium")
+    assert tried == ["expert", "expert", "hard", "medium"]  # tried twice, then once per level
+    assert "RuntimeError" in caplog.text and "boom" not in caplog.text
+
+
+def test_when_every_level_fails_a_random_legal_move_is_drawn() -> None:
+    def broken(_level: str) -> Callable[[], int]:
+        def run() -> int:
+            raise ValueError("never")
+
+        return run
+
+    async def scenario() -> tuple[int, str]:
+        queue = FairQueue(1, 5.0, _threads(1))
+        try:
+            return await decide(
+                queue, "a", broken, kind="hard", legal=[4, 8, 15], fallback_rng=random.Random(1), where="t"
+            )
+        finally:
+            queue.close()
+
+    action, level = asyncio.run(scenario())
+    assert level == "random" and action in (4, 8, 15)
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_bot_that_raises_does_not_hang_its_match(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Hard always raises and medium always times out: the match is played to its end anyway."""
+    real = bots.bot_move
+
+    def flaky(game: str, options: dict[str, Any], kind: str, seat: int, **kw: Any) -> int:
+        if kind == "hard":
+            raise RuntimeError("a bug in the bot")
+        if kind == "medium":
+            time.sleep(2)
+        return real(game, options, kind, seat, **kw)
+
+    monkeypatch.setattr(matches, "bot_move", flaky)
+    url = support.fresh_database_url(backend, tmp_path)
+    limits = support.RELAXED.__class__(**{**support.RELAXED.__dict__, "bot_timeout": 0.5})
+    server = support.ThreadServer(url, limits=limits, bot_pool=_threads(4)).start()
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="masques.server.bots"),
+            httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
+        ):
+            match_id = support.create_match(api, "masker", {"players": 2}, ["hard", "hard"])["id"]
+            deadline = time.monotonic() + support.GAME_TIMEOUT
+            while support.summary(api, match_id)["status"] != "finished":
+                assert time.monotonic() < deadline, "the match hung"
+                time.sleep(0.2)
+            assert "bot hard failed" in caplog.text
+            assert "bot medium failed" in caplog.text and "TimeoutError" in caplog.text
+            record = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+            assert record["actions"] == support.committed_actions(url, match_id)
+    finally:
+        server.stop()

@@ -1,0 +1,195 @@
+"""What one client may ask: rate limits (429 with Retry-After, nothing changed), the cap on matches
+with bots, the cap on spectators, floods on a WebSocket, and who may choose a match's seed.
+
+Each test runs its own server with tight limits, on SQLite and on PostgreSQL: every request of the
+tests comes from 127.0.0.1, so one server's counters would carry over from test to test.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server.limits import Limits
+
+
+@pytest.fixture(params=support.BACKENDS)
+def serve(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """A function that starts a server with the given limits (stopped after the test)."""
+    started: list[support.ThreadServer] = []
+
+    def start(**limits: Any) -> support.ThreadServer:
+        url = support.fresh_database_url(request.param, tmp_path / f"s{len(started)}")
+        server = support.ThreadServer(url, limits=Limits(**limits)).start()
+        started.append(server)
+        return server
+
+    (tmp_path / "s0").mkdir()
+    (tmp_path / "s1").mkdir()
+    yield start
+    for server in started:
+        server.stop()
+
+
+def _body(game: str, seats: list[str], **extra: Any) -> dict[str, Any]:
+    return {"game": game, "options": {"players": len(seats)}, "seats": [{"kind": k} for k in seats], **extra}
+
+
+def _refused_429(response: httpx.Response, code: str = "rate_limited") -> None:
+    assert response.status_code == 429, response.text
+    assert response.json()["code"] == code
+    assert int(response.headers["retry-after"]) >= 1
+
+
+def _count(server: support.ThreadServer) -> int:
+    return len(support.all_match_ids(server.database_url))
+
+
+def test_a_burst_of_creations_gets_429_and_creates_nothing(serve: Any) -> None:
+    server = serve(rates={"create": "3/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        for _ in range(3):
+            assert api.post("/api/matches", json=_body("masker", ["human", "human"])).status_code == 201
+        before = _count(server)
+        for _ in range(5):
+            _refused_429(api.post("/api/matches", json=_body("masker", ["human", "human"])))
+        assert _count(server) == before == 3
+        first = support.all_match_ids(server.database_url)[0]
+        _refused_429(api.post(f"/api/matches/{first}/rematch"))  # a rematch is a creation too
+        assert _count(server) == 3
+        assert api.get("/api/games").status_code == 200  # other requests still served
+
+
+def test_a_burst_of_joins_gets_429_and_takes_no_seat(serve: Any) -> None:
+    server = serve(rates={"join": "2/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "maske", {"players": 4}, ["human"] * 4)["id"]
+        support.join(api, match_id, "a")
+        support.join(api, match_id, "b")
+        _refused_429(api.post(f"/api/matches/{match_id}/join", json={"name": "c"}))
+        seats = support.summary(api, match_id)["seats"]
+        assert [s["taken"] for s in seats] == [True, True, False, False]
+
+
+def test_heavy_reads_are_limited(serve: Any) -> None:
+    server = serve(rates={"read": "4/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        paths = [f"/api/matches/{match_id}/record", f"/api/matches/{match_id}/replay", "/api/matches"]
+        answers = [api.get(paths[i % 3]).status_code for i in range(4)]
+        assert answers == [200, 200, 200, 200]
+        for path in paths:
+            _refused_429(api.get(path))
+        assert api.get(f"/api/matches/{match_id}").status_code == 200  # a light read is not limited
+
+
+def test_the_catch_all_limit_covers_every_api_route(serve: Any) -> None:
+    server = serve(rates={"api": "5/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        codes = [api.get("/api/games").status_code for _ in range(8)]
+        assert codes[:5] == [200] * 5
+        assert set(codes[5:]) == {429}
+
+
+def test_websocket_connections_are_limited(serve: Any) -> None:
+    server = serve(rates={"connect": "2/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    first, second = support.Conn(server.ws_url, match_id), support.Conn(server.ws_url, match_id)
+    assert first.first_state()["seat"] is None and second.first_state()["seat"] is None
+    third = support.Conn(server.ws_url, match_id)
+    error = third.recv_type("error")
+    assert error["code"] == "rate_limited" and error["retry_after"] >= 1
+    assert third.closed_code() == 4429
+    for conn in (first, second):
+        conn.close()
+
+
+def test_a_message_flood_is_refused_and_changes_nothing(serve: Any) -> None:
+    server = serve(rates={"message": "5/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        tokens = {s: support.join(api, match_id, f"p{s}", s)["token"] for s in (0, 1)}
+        conns = support.seat_conns(server.ws_url, match_id, tokens)
+        mover = next(c for c in conns if c.state is not None and c.state["your_turn"])
+        assert mover.state is not None
+        for _ in range(5):
+            mover.send({"type": "ping"})
+        time.sleep(0.3)
+        mover.drain()
+        action = mover.state["legal"][0]["id"]
+        refused = mover.refused({"type": "action", "action": action, "version": 0})
+        assert refused["code"] == "rate_limited" and refused["retry_after"] >= 1
+        assert support.summary(api, match_id)["version"] == 0
+        assert support.committed_actions(server.database_url, match_id) == []
+        for conn in conns:
+            conn.close()
+
+
+def test_a_client_has_a_few_matches_with_bots_at_once(serve: Any) -> None:
+    server = serve(max_bot_matches=2)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        waiting = support.create_match(api, "masker", {"players": 2}, ["human", "random"])["id"]
+        support.create_match(api, "masker", {"players": 2}, ["random", "random"])
+        before = _count(server)
+        _refused_429(
+            api.post("/api/matches", json=_body("masker", ["human", "hard"])), code="too_many_bot_matches"
+        )
+        assert _count(server) == before
+        # matches of people alone are not capped
+        support.create_match(api, "masker", {"players": 2}, ["human", "human"])
+        # once the all-bot match is over, there is room again
+        deadline = time.monotonic() + support.GAME_TIMEOUT
+        while api.get("/api/matches", params={"status": "finished"}).json() == []:
+            assert time.monotonic() < deadline, "the all-bot match did not finish"
+            time.sleep(0.2)
+        support.create_match(api, "masker", {"players": 2}, ["human", "hard"])
+        assert support.summary(api, waiting)["status"] == "open"
+
+
+def test_a_match_has_room_for_so_many_spectators(serve: Any) -> None:
+    server = serve(max_spectators=2)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        tokens = {s: support.join(api, match_id, f"p{s}", s)["token"] for s in (0, 1)}
+    watchers = [support.Conn(server.ws_url, match_id) for _ in range(2)]
+    for watcher in watchers:
+        watcher.first_state()
+    extra = support.Conn(server.ws_url, match_id)
+    assert extra.recv_type("error")["code"] == "too_many_spectators"
+    assert extra.closed_code() == 4429
+    players = support.seat_conns(server.ws_url, match_id, tokens)  # seats always get in
+    assert {c.state["seat"] for c in players if c.state is not None} == {0, 1}
+    watchers[0].close()
+    time.sleep(0.3)
+    again = support.Conn(server.ws_url, match_id)
+    assert again.first_state()["seat"] is None
+    for conn in (*players, watchers[1], again):
+        conn.close()
+
+
+def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
+    """Nobody chooses the cards of other people: a seed with two human seats is refused."""
+    server = serve(max_bot_matches=10)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        refused = api.post("/api/matches", json=_body("mascarade", ["human", "human", "random"], seed=7))
+        assert refused.status_code == 403
+        assert refused.json()["code"] == "seed_not_allowed"
+        assert "at most one seat is a person" in refused.json()["message"]
+        assert _count(server) == 0
+        practice = api.post("/api/matches", json=_body("mascarade", ["human", "random", "random"], seed=7))
+        assert practice.status_code == 201 and practice.json()["seeded"] is True
+        bots = api.post("/api/matches", json=_body("masker", ["random", "random"], seed=7))
+        assert bots.status_code == 201 and bots.json()["seeded"] is True
+        dealt = support.create_match(api, "mascarade", {"players": 3}, ["human", "human", "random"])
+        assert dealt["seeded"] is False
+        listed = {m["id"]: m["seeded"] for m in api.get("/api/matches").json()}
+        assert listed[practice.json()["id"]] is True and listed[dealt["id"]] is False
+        rematch = api.post(f"/api/matches/{practice.json()['id']}/rematch").json()
+        assert rematch["seeded"] is False  # a rematch is dealt afresh
