@@ -193,3 +193,46 @@ def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
         assert listed[practice.json()["id"]] is True and listed[dealt["id"]] is False
         rematch = api.post(f"/api/matches/{practice.json()['id']}/rematch").json()
         assert rematch["seeded"] is False  # a rematch is dealt afresh
+
+
+def test_servers_sharing_a_redis_count_a_client_once() -> None:
+    """With several processes behind one Redis, a client's requests to any of them add up."""
+    import asyncio
+    import os
+    import secrets
+
+    from masques.server.errors import ServerError
+    from masques.server.limits import RateLimiter
+
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
+
+    async def scenario() -> ServerError:
+        limits = Limits(rates={"create": "3/minute"})
+        first, second = RateLimiter(limits, redis_url), RateLimiter(limits, redis_url)
+        client = f"ip:test-{secrets.token_hex(4)}"
+        for limiter in (first, second, first):
+            await limiter.check("create", client)
+        with pytest.raises(ServerError) as refused:
+            await second.check("create", client)
+        await first.check("create", f"{client}-other")  # another client is counted apart
+        return refused.value
+
+    refused = asyncio.run(scenario())
+    assert refused.status == 429 and refused.retry_after is not None and refused.retry_after >= 1
+
+
+def test_limits_are_read_from_the_environment_and_checked() -> None:
+    limits = Limits.from_env(
+        {"MASQUES_RATE_LIMITS": "create=5/minute,read=off", "MASQUES_MAX_SPECTATORS": "7"},
+        max_bot_matches=1,
+    )
+    assert limits.rates["create"] == "5/minute" and "read" not in limits.rates
+    assert limits.rates["join"] == Limits().rates["join"]
+    assert (limits.max_spectators, limits.max_bot_matches, limits.any_seed) == (7, 1, False)
+    assert Limits.from_env({"MASQUES_RATE_LIMITS": "off"}).rates == {}
+    for bad in ("create", "nonsense=3/minute", "create=often"):
+        with pytest.raises(ValueError, match="rate limit"):
+            Limits.parse_rates(bad)
+    with pytest.raises(ValueError, match="MASQUES_MAX_SPECTATORS"):
+        Limits.from_env({"MASQUES_MAX_SPECTATORS": "many"})
