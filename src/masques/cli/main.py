@@ -459,7 +459,9 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     database: Annotated[
         str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
     ] = None,
-    bot_workers: Annotated[int, typer.Option(help="Processes for bots (default: one per core but one).")] = 0,
+    bot_workers: Annotated[
+        int, typer.Option(help="Processes for bots (default: one per core but one, at least two).")
+    ] = 0,
     redis: Annotated[
         str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
     ] = None,
