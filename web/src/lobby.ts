@@ -280,6 +280,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       " ",
       h("span", { class: "who" }, who),
       m.status === "running" ? h("span", { class: "moves" }, ` · ${t("moves_n", { n: m.version })}`) : null,
+      m.seeded ? h("span", { class: "seeded", title: t("seeded_help") }, ` · ${t("seeded")}`) : null,
     );
   }
 
@@ -333,6 +334,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     join: "Join",
     watch: "Watch",
     moves_n: "{n} moves",
+    seeded: "chosen deal",
+    seeded_help: "The creator chose this match's seed: they know the cards dealt (allowed only with at most one person)",
     opt_players: "Players",
     opt_variant: "Variant",
     opt_scoring: "Scoring variant (points)",
@@ -378,6 +381,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     join: "Rejoindre",
     watch: "Regarder",
     moves_n: "{n} coups",
+    seeded: "donne choisie",
+    seeded_help: "Le créateur a choisi la graine de cette partie : il connaît la donne (permis seulement avec une personne au plus)",
     opt_players: "Joueurs",
     opt_variant: "Variante",
     opt_scoring: "Variante à points",

@@ -34,6 +34,8 @@ export interface MatchSummary {
   rematch_of: string | null;
   turn_seconds: number;
   turn_deadline: number | null;
+  /** The creator chose the seed (practice against bots): they may know the deal. */
+  seeded?: boolean;
   seats: SeatSummary[];
   spectators: number;
 }
