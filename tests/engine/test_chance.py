@@ -158,7 +158,7 @@ class DocumentedStream:
         data = b"".join(
             reference_keystream(key, c.to_bytes(12, "little"), CHUNK_BYTES) for c in range(chunks)
         )
-        self.words = list(struct.unpack(f"<{len(data) // 8}Q", data))
+        self.words = list(struct.unpack(f"<{len(data) // 4}L", data))
         self.at = 0
 
     def word(self) -> int:
@@ -173,14 +173,15 @@ class DocumentedStream:
                 return r
 
     def random(self) -> float:
-        return (self.word() >> 11) / 2**53
+        a, b = self.word() >> 5, self.word() >> 6
+        return (a * 2**26 + b) / 2**53
 
     def bits(self, k: int) -> int:
-        m = (k + 63) // 64
+        m = (k + 31) // 32
         out = 0
         for j in range(m):
-            out |= self.word() << (64 * j)
-        return out >> (64 * m - k)
+            out |= self.word() << (32 * j)
+        return out >> (32 * m - k)
 
 
 @pytest.mark.parametrize(("seed", "purpose"), [(0, "masker/deal"), (2**256 - 1, "arena/seat/3"), (7, "é/✓")])
@@ -188,11 +189,11 @@ def test_stream_is_the_documented_construction(seed: int, purpose: str) -> None:
     """derive_seed, the chunks, the words and every kind of draw, past a chunk's end."""
     assert derive_seed(seed, purpose) == int.from_bytes(documented_key(seed, purpose), "big")
     assert PERSON == b"masques.chance"
-    words_per_chunk = CHUNK_BYTES // 8
+    words_per_chunk = CHUNK_BYTES // 4
     ref = DocumentedStream(seed, purpose, chunks=3)
     rng = stream(seed, purpose)
     assert isinstance(rng, Chance)
-    for n in (1, 2, 3, 10, 36, 100, 2**31, 2**64 - 1, 2**64):
+    for n in (1, 2, 3, 10, 36, 100, 2**31, 2**32, 2**32 + 1, 2**64 - 1, 2**64):
         assert rng.randrange(n) == ref.below(n)
     assert rng.random() == ref.random()
     assert rng.getrandbits(5) == ref.bits(5)
@@ -288,7 +289,7 @@ def test_new_secret_draws_256_bits() -> None:
 def test_state_round_trips_through_pickle_deepcopy_and_setstate() -> None:
     rng = stream(2**200 + 3, "maske/deal")
     assert isinstance(rng, Chance)
-    for _ in range(CHUNK_BYTES // 8 + 17):  # into the second chunk
+    for _ in range(CHUNK_BYTES // 8 + 17):  # into the second chunk (random() reads two words)
         rng.random()
     rng.gauss(0, 1)  # leaves gauss_next set
     state = rng.getstate()

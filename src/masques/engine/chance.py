@@ -11,12 +11,13 @@ recompute it (the tests hold it to this text and to RFC 8439's vectors):
   big-endian.  Chunk ``c`` (``c`` = 0, 1, ...) of the stream is :data:`CHUNK_BYTES` bytes of
   ChaCha20 keystream with the nonce ``c`` as 12 bytes little-endian and block counters from 1 (the
   keystream RFC 8439's AEAD encrypts with, which is how the ``cryptography`` package's
-  ChaCha20-Poly1305 computes it in one call).  The chunks, concatenated, are read as unsigned 64-bit
+  ChaCha20-Poly1305 computes it in one call).  The chunks, concatenated, are read as unsigned 32-bit
   little-endian words ``w0, w1, ...``.
-* Draws read words in order: ``getrandbits(k)`` joins the next ``m = ceil(k / 64)`` words, the
-  first one lowest, and keeps the top ``k`` of those ``64 m`` bits; ``_randbelow(n)`` (behind
+* Draws read words in order: ``getrandbits(k)`` joins the next ``m = ceil(k / 32)`` words, the
+  first one lowest, and keeps the top ``k`` of those ``32 m`` bits; ``_randbelow(n)`` (behind
   ``randrange``, ``choice``, ``shuffle``, ``sample``) draws ``getrandbits(n.bit_length())`` until
-  it is below ``n``; ``random()`` is ``(w >> 11) * 2**-53`` for the next word ``w``.
+  it is below ``n``; ``random()`` is ``((a >> 5) * 2**26 + (b >> 6)) * 2**-53`` for the next two
+  words ``a, b`` (the Mersenne Twister's formula).
 
 A seed is an integer ``0 <= seed < 2**256``.  The server draws one with :func:`new_secret`; the
 command line, the arena and the tests may pass small integers, which go through the same keyed hash.
@@ -35,6 +36,7 @@ import random
 import secrets
 import sys
 from array import array
+from collections.abc import Callable, MutableSequence
 from typing import Any
 
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -55,7 +57,7 @@ PERSON = b"masques.chance"
 CHUNK_BYTES = 2048
 """Keystream bytes computed at once: enough for any game's whole deal in one call."""
 
-_WORDS = CHUNK_BYTES // 8
+_WORDS = CHUNK_BYTES // 4
 _ZEROS = bytes(CHUNK_BYTES)
 _STATE_TAG = "masques-chance"
 
@@ -106,7 +108,8 @@ class Chance(random.Random):
 
     Keyed by a seed and a purpose (see the module docstring for the construction).  Pickling and
     ``copy.deepcopy`` go through :meth:`getstate` / :meth:`setstate`, which hold the key and the
-    position in the stream.
+    position in the stream.  The words are read through an array iterator, which is the cheapest
+    way CPython offers to take the next one (it is as fast as the Mersenne Twister's draws).
     """
 
     def __init__(self, seed: int = 0, purpose: str = "") -> None:
@@ -122,48 +125,44 @@ class Chance(random.Random):
     def _restart(self, key: bytes, chunk: int, index: int) -> None:
         self._aead = ChaCha20Poly1305(key)
         self._key = key
-        self._chunk = chunk
-        self._words = self._fill(chunk)
-        self._next = index
+        self._chunk = chunk - 1
+        self._refill()
+        for _ in range(index):
+            self._next()
         self.gauss_next: float | None = None
 
-    def _fill(self, chunk: int) -> array[int]:
-        words = array("Q")
-        words.frombytes(self._aead.encrypt(chunk.to_bytes(12, "little"), _ZEROS, None)[:CHUNK_BYTES])
+    def _refill(self) -> Callable[[], int]:
+        """Move to the next chunk; return (and keep) the function that reads its next word."""
+        self._chunk += 1
+        words = array("I")
+        nonce = self._chunk.to_bytes(12, "little")
+        words.frombytes(self._aead.encrypt(nonce, _ZEROS, None)[:CHUNK_BYTES])
         if sys.byteorder == "big":  # pragma: no cover - the words are little-endian everywhere
             words.byteswap()
-        return words
-
-    def _refill(self) -> array[int]:
-        self._chunk += 1
-        self._words = self._fill(self._chunk)
-        self._next = 0
-        return self._words
+        self._iter = iter(words)
+        self._next = self._iter.__next__
+        return self._next
 
     def _word(self) -> int:
-        i = self._next
-        if i == _WORDS:
-            self._refill()
-            i = 0
-        self._next = i + 1
-        return self._words[i]
+        try:
+            return self._next()
+        except StopIteration:
+            return self._refill()()
 
     def _randbelow(self, n: int) -> int:
         """A uniform int in ``[0, n)``: ``getrandbits(n.bit_length())`` until below ``n``, inlined."""
         k = n.bit_length()
-        if k > 64 or n <= 0:
+        if k > 32 or n <= 0:
             return self._randbelow_big(n)
-        shift = 64 - k
-        words = self._words
-        i = self._next
+        shift = 32 - k
+        nxt = self._next
         while True:
-            if i == _WORDS:
-                words = self._refill()
-                i = 0
-            r = words[i] >> shift
-            i += 1
+            try:
+                r = nxt() >> shift
+            except StopIteration:
+                nxt = self._refill()
+                continue
             if r < n:
-                self._next = i
                 return r
 
     def _randbelow_big(self, n: int) -> int:
@@ -175,24 +174,58 @@ class Chance(random.Random):
             r = self.getrandbits(k)
         return r
 
+    def shuffle(self, x: MutableSequence[Any]) -> None:
+        """Fisher-Yates as ``random.Random.shuffle`` does it, with ``_randbelow`` inlined."""
+        if len(x) > 1 << 32:  # pragma: no cover - no game shuffles that much
+            super().shuffle(x)
+            return
+        nxt = self._next
+        for i in reversed(range(1, len(x))):
+            n = i + 1
+            shift = 32 - n.bit_length()
+            while True:
+                try:
+                    r = nxt() >> shift
+                except StopIteration:
+                    nxt = self._refill()
+                    continue
+                if r < n:
+                    break
+            x[i], x[r] = x[r], x[i]
+
     def random(self) -> float:
-        """A float in ``[0, 1)`` from the top 53 bits of the next word."""
-        return (self._word() >> 11) * (1.0 / 9007199254740992.0)
+        """A float in ``[0, 1)`` from two words, as the Mersenne Twister makes it (53 bits)."""
+        return ((self._word() >> 5) * 67108864.0 + (self._word() >> 6)) * (1.0 / 9007199254740992.0)
 
     def getrandbits(self, k: int, /) -> int:
-        """``k`` random bits: the top ``k`` bits of the next ``ceil(k / 64)`` words, the first one lowest."""
+        """``k`` random bits: the top ``k`` bits of the next ``ceil(k / 32)`` words, the first one lowest."""
         if k < 0:
             raise ValueError("number of bits must be non-negative")
-        if k <= 64:
-            return self._word() >> (64 - k) if k else 0
-        m = (k + 63) // 64
+        if k <= 32:
+            return self._word() >> (32 - k) if k else 0
+        m = (k + 31) // 32
         out = 0
         for j in range(m):
-            out |= self._word() << (64 * j)
-        return out >> (64 * m - k)
+            out |= self._word() << (32 * j)
+        return out >> (32 * m - k)
+
+    def _position(self) -> int:
+        """Words read so far in the current chunk (the array iterator pickles its index)."""
+        reduced = self._iter.__reduce__()
+        if isinstance(reduced, tuple) and len(reduced) == 3:
+            return int(reduced[2])
+        return _WORDS  # an exhausted iterator forgets its index
 
     def getstate(self) -> tuple[Any, ...]:
-        return (_STATE_TAG, CHANCE_VERSION, self.purpose, self._key, self._chunk, self._next, self.gauss_next)
+        return (
+            _STATE_TAG,
+            CHANCE_VERSION,
+            self.purpose,
+            self._key,
+            self._chunk,
+            self._position(),
+            self.gauss_next,
+        )
 
     def setstate(self, state: tuple[Any, ...]) -> None:
         if not isinstance(state, tuple) or len(state) != 7 or state[:2] != (_STATE_TAG, CHANCE_VERSION):
@@ -205,7 +238,7 @@ class Chance(random.Random):
         self.gauss_next = gauss_next
 
     def __repr__(self) -> str:
-        return f"<Chance {self.purpose!r} at word {self._chunk * _WORDS + self._next}>"
+        return f"<Chance {self.purpose!r} at word {self._chunk * _WORDS + self._position()}>"
 
 
 def _legacy_stream(seed: int, purpose: str) -> random.Random:
