@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from masques.ai import arena
 from masques.cli.main import app
+from masques.engine.chance import CHANCE_VERSION, LEGACY_CHANCE, stream
 
 
 def test_seatings_rotate_every_choice_of_bots() -> None:
@@ -158,3 +161,61 @@ def test_resume_refuses_a_journal_of_another_run_and_needs_out(tmp_path: Path) -
     journal.path.write_text('{"spec": 1}\n{"spec": 2}\n', "utf-8")
     broken = CliRunner().invoke(app, [*ARENA_ARGS, "--out", str(out), "--resume"])
     assert broken.exit_code == 2 and "not a game result" in broken.stderr
+
+
+# -- the chance generator's version ----------------------------------------------------------------
+
+
+def test_the_chance_version_is_written_and_read_back(tmp_path: Path) -> None:
+    """Results, the journal and the table record the version; results without one are version 1."""
+    out = tmp_path / "t"
+    args = ["arena", "masker", "--players", "2", "--bots", "greedy,random", "--games", "2"]
+    result = CliRunner().invoke(app, [*args, "--workers", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.with_suffix(".json").read_text("utf-8"))
+    assert data["chance"] == CHANCE_VERSION and data["command"].endswith(f"--chance {CHANCE_VERSION}")
+    assert all(r["spec"]["chance"] == CHANCE_VERSION for r in data["results"])
+    read = [arena.result_from_json(r) for r in data["results"]]
+    assert [arena.play(r.spec) for r in read] == read
+    old = {
+        **data["results"][0],
+        "spec": {k: v for k, v in data["results"][0]["spec"].items() if k != "chance"},
+    }
+    assert arena.result_from_json(old).spec.chance == LEGACY_CHANCE
+    legacy = CliRunner().invoke(app, [*args, "--workers", "1", "--chance", "1", "--out", str(out)])
+    assert legacy.exit_code == 0, legacy.output
+    assert json.loads(out.with_suffix(".json").read_text("utf-8"))["chance"] == LEGACY_CHANCE
+    bad = CliRunner().invoke(app, [*args, "--chance", "3"])
+    assert bad.exit_code == 2 and "--chance must be one of 1, 2" in bad.output
+
+
+def test_journal_lines_carry_the_version_and_a_journal_of_the_other_version_is_refused(
+    tmp_path: Path,
+) -> None:
+    specs = arena.schedule("masker", {"players": 2, "variant": "2d"}, ["greedy", "random"], 2)
+    journal = arena.Journal(tmp_path / "j.games.jsonl")
+    journal.start([])
+    for spec in specs:
+        journal.add(arena.play(spec))
+    lines = [json.loads(line) for line in journal.path.read_text("utf-8").splitlines()]
+    assert [line["spec"]["chance"] for line in lines] == [CHANCE_VERSION] * 2
+    assert len(journal.load(specs)) == 2
+    legacy = arena.schedule("masker", {"players": 2, "variant": "2d"}, ["greedy", "random"], 2, chance=1)
+    with pytest.raises(ValueError, match="another run"):
+        journal.load(legacy)
+
+
+def test_bots_draw_from_streams_of_their_own() -> None:
+    """Version 2: each seat's stream is a purpose of the game's seed, apart from the deal's; version 1
+    keeps the old ``random.Random(seed * 1000 + seat)``."""
+    spec = arena.GameSpec("masker", {"players": 2}, ("random", "random"), 5)
+    assert spec.chance == CHANCE_VERSION
+    seats = [stream(5, f"arena/seat/{s}").getrandbits(64) for s in range(2)]
+    deal = stream(5, "masker/deal").getrandbits(64)
+    assert len({*seats, deal}) == 3
+    assert stream(5, "arena/seat/1", version=1).random() == random.Random(5001).random()
+    new, old = (
+        arena.play(spec),
+        arena.play(arena.GameSpec("masker", {"players": 2}, ("random", "random"), 5, 1)),
+    )
+    assert new.spec.chance == 2 and old.spec.chance == 1

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from masques.cli.main import app
+from masques.engine import GameRecord
 
 runner = CliRunner()
 
@@ -36,6 +37,9 @@ def test_games_lists_blokus3d_with_options_defaults_and_allowed_values() -> None
         (["play", "blokus3d", "--seats", "human,random"], "lists 2 seats; this game has 4"),
         (["bench", "blokus3d", "--players", "1"], "must be one of 2, 3, 4"),
         (["play", "blokus3d", "--structure", "custom"], "custom_structure' is required"),
+        (["play", "masker", "--seed", "-1"], "a seed is an integer from 0 to 2**256 - 1"),
+        (["play", "masker", "--seed", str(2**256)], "a seed is an integer from 0 to 2**256 - 1"),
+        (["arena", "masker", "--seed", str(2**256 - 1), "--bots", "random", "--games", "2"], "--seed"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(args: list[str], fragment: str) -> None:
@@ -177,3 +181,27 @@ def test_solve_refuses_bad_sizes(args: list[str], fragment: str) -> None:
     result = runner.invoke(app, ["solve", "cube", *args])
     assert result.exit_code == 2
     assert fragment in result.stderr
+
+
+def test_play_without_a_seed_draws_256_bits_and_the_record_keeps_them(tmp_path: Path) -> None:
+    """No --seed: a fresh 256-bit seed from the secrets module, written so that it round-trips."""
+    seeds = []
+    for i in range(4):
+        record = tmp_path / f"game{i}.json"
+        args = ["play", "masker", "--seats", "random", "--save", str(record)]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        data = json.loads(record.read_text("utf-8"))
+        seeds.append(int(data["seed"]))
+        assert data["chance"] == 2
+        assert isinstance(data["seed"], str) == (seeds[-1] >= 2**53)
+        assert GameRecord.loads(record.read_text("utf-8")).replay().is_terminal()
+    assert len(set(seeds)) == 4 and all(0 <= s < 2**256 for s in seeds)
+    # four draws all below 2**200 happen with probability 2**-224
+    assert max(seeds).bit_length() > 200
+    big = tmp_path / "big.json"
+    result = runner.invoke(
+        app, ["play", "masker", "--seats", "random", "--seed", str(2**256 - 1), "--save", str(big)]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(big.read_text("utf-8"))["seed"] == str(2**256 - 1)

@@ -10,6 +10,7 @@ import httpx
 import masques_server_support as support
 
 from masques.engine import game_class
+from masques.engine.chance import CHANCE_VERSION
 
 
 def _connected(message: dict[str, Any]) -> list[bool]:
@@ -63,6 +64,7 @@ def _replayable(api: httpx.Client, match_id: str, seed: int) -> dict[str, Any]:
         "rules_version": cls.rules_version,
         "options": summary["options"],
         "seed": seed,
+        "chance": CHANCE_VERSION,  # the server deals with the current generator
         "actions": moves,
     }
 

@@ -3,7 +3,10 @@
 A game's seats are filled from the bot list: when there are at least as many bots as seats, every
 choice of distinct bots in every rotation of the seats; otherwise the list is repeated round the
 table and rotated.  Games run in parallel on local processes.  Each game is independent and seeded
-(seed = base seed + game index), so a table can be reproduced exactly.
+(seed = base seed + game index), so a table can be reproduced exactly.  A game's deal and each
+seat's bot draw from separate streams of that seed (``engine/chance.py``: ``"<game>/deal"``,
+``"arena/seat/N"``), through the chance version the game records (results written before version 2
+have none and are version 1).
 
 Long runs keep a journal (``OUT.games.jsonl``): one line per finished game, written as it finishes,
 so a run that is stopped can be resumed where it was (``masques arena ... --resume``) instead of
@@ -16,7 +19,6 @@ import csv
 import io
 import json
 import multiprocessing
-import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import JSON, load_game
+from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, check_version, stream
 from .bots import make_bot
 
 
@@ -33,6 +36,7 @@ class GameSpec:
     options: dict[str, JSON]
     seats: tuple[str, ...]
     seed: int
+    chance: int = CHANCE_VERSION
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ def schedule(
     *,
     per_pairing: int | None = None,
     groups: list[tuple[tuple[str, ...], int]] | None = None,
+    chance: int = CHANCE_VERSION,
 ) -> list[GameSpec]:
     """The games to play, seeded ``seed``, ``seed + 1``, ... in order.
 
@@ -74,6 +79,7 @@ def schedule(
     ``per_pairing``, every choice of distinct bots (a pairing, for two seats) plays that many games,
     its seatings rotating.  ``groups`` adds games for given tables, e.g. ``(("expert", "hard"), 40)``:
     that is how an expensive bot plays only the pairings that matter at the size they need.
+    ``chance`` is the chance generator's version the games draw from.
     """
     n = load_game(game, options).num_players
     plans: list[tuple[str, ...]] = []
@@ -86,7 +92,7 @@ def schedule(
             plans += _rotated(list(group), n, per_pairing)
     for group, count in groups or []:
         plans += _rotated(list(group), n, count)
-    return [GameSpec(game, options, plan, seed + i) for i, plan in enumerate(plans)]
+    return [GameSpec(game, options, plan, seed + i, chance) for i, plan in enumerate(plans)]
 
 
 def _rotated(group: list[str], num_players: int, count: int) -> list[tuple[str, ...]]:
@@ -105,9 +111,9 @@ def _rotated(group: list[str], num_players: int, count: int) -> list[tuple[str, 
 def play(spec: GameSpec) -> GameResult:
     """Play one game between bots; each bot sees only its own seat's observations."""
     game = load_game(spec.game, spec.options)
-    state = game.new_initial_state(spec.seed)
+    state = game.new_initial_state(spec.seed, chance=spec.chance)
     bots = [make_bot(kind, spec.game) for kind in spec.seats]
-    rngs = [random.Random(spec.seed * 1000 + seat) for seat in range(game.num_players)]
+    rngs = [stream(spec.seed, f"arena/seat/{seat}", version=spec.chance) for seat in range(game.num_players)]
     histories: list[list[JSON]] = [[state.observation(s)] for s in range(game.num_players)]
     while not state.is_terminal():
         seat = state.current_player
@@ -214,12 +220,18 @@ def result_from_json(data: dict[str, Any]) -> GameResult:
     try:
         spec = data["spec"]
         return GameResult(
-            GameSpec(str(spec["game"]), dict(spec["options"]), tuple(spec["seats"]), int(spec["seed"])),
+            GameSpec(
+                str(spec["game"]),
+                dict(spec["options"]),
+                tuple(spec["seats"]),
+                int(spec["seed"]),
+                check_version(spec.get("chance", LEGACY_CHANCE)),
+            ),
             tuple(float(v) for v in data["returns"]),
             tuple(float(v) for v in data["scores"]),
             int(data["moves"]),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"not a game result: {exc}") from exc
 
 
@@ -234,7 +246,7 @@ class Journal:
         if not self.path.exists():
             return []
         wanted = {journal_key(spec) for spec in specs}
-        found: dict[tuple[str, str, tuple[str, ...], int], GameResult] = {}
+        found: dict[tuple[str, str, tuple[str, ...], int, int], GameResult] = {}
         lines = self.path.read_text("utf-8").splitlines()
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -271,9 +283,9 @@ def _journal_line(result: GameResult) -> str:
     return json.dumps(asdict(result)) + "\n"
 
 
-def journal_key(spec: GameSpec) -> tuple[str, str, tuple[str, ...], int]:
-    """What identifies a game in the journal: game, options, seats and seed."""
-    return (spec.game, json.dumps(spec.options, sort_keys=True), tuple(spec.seats), spec.seed)
+def journal_key(spec: GameSpec) -> tuple[str, str, tuple[str, ...], int, int]:
+    """What identifies a game in the journal: game, options, seats, seed and chance version."""
+    return (spec.game, json.dumps(spec.options, sort_keys=True), tuple(spec.seats), spec.seed, spec.chance)
 
 
 def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[GameResult], None]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..engine import JSON, Game
+from ..engine.chance import CHANCE_VERSION
 
 
 @dataclass(frozen=True)
@@ -65,14 +66,16 @@ def run_playouts(
     seed: int = 0,
     label: str = "",
     progress: Callable[[float], None] | None = None,
+    chance: int = CHANCE_VERSION,
 ) -> BenchResult:
-    """Random playouts for about ``seconds`` (or ``max_playouts``), timed with perf_counter."""
+    """Random playouts for about ``seconds`` (or ``max_playouts``), timed with perf_counter; each
+    game is dealt by the chance generator ``chance`` (the actions' rng is the same either way)."""
     rng = random.Random(seed)
     playouts = decisions = legal_total = generations = 0
     start = time.perf_counter()
     elapsed = 0.0
     while True:
-        state = game.new_initial_state(seed + playouts)
+        state = game.new_initial_state(seed + playouts, chance=chance)
         while not state.is_terminal():
             legal_total += state.num_legal_actions()
             state.apply(state.random_legal_action(rng))

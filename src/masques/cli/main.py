@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from ..engine import EngineError, GameRecord, game_catalogue, game_class
+from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
 from . import bench as bench_mod
 from .options import load_with_words
 from .play import (
@@ -92,7 +93,13 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
             " (default: you, then random bots)."
         ),
     ] = "",
-    seed: Annotated[int, typer.Option(help="Seed of the deal and of the bots.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the deal and of the bots, 0 to 2**256 - 1 (default: 256 random bits, "
+            "drawn with the secrets module; the record keeps it)."
+        ),
+    ] = None,
     save: Annotated[
         Path | None, typer.Option(help="Where to save the record (default: user data dir).")
     ] = None,
@@ -102,9 +109,10 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
     loaded = _load_game(game, list(ctx.args))
     try:
         seat_kinds = parse_seats(seats, loaded.num_players)
+        deal = new_secret() if seed is None else check_seed(seed)
     except ValueError as exc:
         fail(str(exc))
-    session = TerminalGame(loaded, seat_kinds, seed, console, console.input, show_layers=layers)
+    session = TerminalGame(loaded, seat_kinds, deal, console, console.input, show_layers=layers)
     finished = session.run()
     path = save_record(session.record(), save or default_record_path(loaded))
     console.print(("Game over." if finished else "Game stopped.") + f" Record saved to {path}")
@@ -320,6 +328,10 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
+    chance: Annotated[
+        int,
+        typer.Option(help="Version of the chance generator (1: the one of tables written before version 2)."),
+    ] = CHANCE_VERSION,
     workers: Annotated[int, typer.Option(help="Local processes (default: one per core).")] = 0,
     out: Annotated[Path | None, typer.Option(help="Write OUT.json, OUT.csv and OUT.png.")] = None,
     ray: Annotated[str | None, typer.Option(help="Run the games on the Ray cluster at ADDRESS.")] = None,
@@ -351,11 +363,18 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             make_bot(kind, game)
     except ValueError as exc:
         fail(str(exc))
+    if chance not in CHANCE_VERSIONS:
+        fail(f"--chance must be one of {', '.join(map(str, CHANCE_VERSIONS))} (got {chance})")
     if resume and out is None:
         fail("--resume goes on from the journal of --out: give the same --out as the stopped run")
     specs = arena_mod.schedule(
-        game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups
+        game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups, chance=chance
     )
+    try:
+        for spec in (specs[0], specs[-1]) if specs else ():
+            check_seed(spec.seed)
+    except ValueError as exc:
+        fail(f"--seed: {exc}")
     journal = arena_mod.Journal(out.with_suffix(".games.jsonl")) if out is not None else None
     kept: list[arena_mod.GameResult] = []
     if journal is not None:
@@ -403,13 +422,14 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         size = [f"--per-pairing {per_pairing}"] if per_pairing is not None else [f"--games {games}"]
         extras = [f"--group {g}" for g in group or []]
         command = "masques arena " + " ".join(
-            [game, *ctx.args, f"--bots {bots}", *size, *extras, f"--seed {seed}"]
+            [game, *ctx.args, f"--bots {bots}", *size, *extras, f"--seed {seed}", f"--chance {chance}"]
         )
         meta = {
             "title": f"{game} {loaded.options}",
             "game": game,
             "options": loaded.options,
             "command": command,
+            "chance": chance,
             "games": len(results),
             "results": arena_mod.results_json(results),
         }

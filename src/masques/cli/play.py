@@ -8,7 +8,6 @@ prompt asks the next player to take the keyboard before their private view is sh
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from rich.pretty import Pretty
 
 from ..ai import Bot, make_bot
 from ..engine import ActionError, Game, GameRecord, State
+from ..engine.chance import stream
 from ..games.blokus3d.pieces import ORIENTATIONS_BY_PIECE
 from . import blokus3d_view, mascarade_view, maske_view, masker_view
 
@@ -84,7 +84,8 @@ class TerminalGame:
 
     def __post_init__(self) -> None:
         self.state = self.game.new_initial_state(self.seed)
-        self.rng = random.Random(self.seed if self.bot_seed is None else self.bot_seed)
+        # The bots draw from a stream of their own: what they play reveals nothing of the deal.
+        self.rng = stream(self.seed if self.bot_seed is None else self.bot_seed, "play/bots")
         self.bots: dict[int, Bot] = {
             seat: make_bot(kind, self.game.name) for seat, kind in enumerate(self.seats) if kind != HUMAN
         }

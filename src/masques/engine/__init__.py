@@ -1,5 +1,15 @@
 """The engine layer: the game contract, records and the registry (pure rules, no I/O)."""
 
+from .chance import (
+    CHANCE_VERSION,
+    LEGACY_CHANCE,
+    Chance,
+    ChanceError,
+    check_seed,
+    derive_seed,
+    new_secret,
+    stream,
+)
 from .core import (
     JSON,
     SPECTATOR,
@@ -19,10 +29,14 @@ from .records import GameRecord, redacted_record
 from .registry import UnknownGameError, game_catalogue, game_class, game_names, load_game, register
 
 __all__ = [
+    "CHANCE_VERSION",
     "JSON",
+    "LEGACY_CHANCE",
     "SPECTATOR",
     "TERMINAL",
     "ActionError",
+    "Chance",
+    "ChanceError",
     "EngineError",
     "Game",
     "GameRecord",
@@ -34,10 +48,14 @@ __all__ = [
     "RecordError",
     "State",
     "UnknownGameError",
+    "check_seed",
+    "derive_seed",
     "game_catalogue",
     "game_class",
     "game_names",
     "load_game",
+    "new_secret",
     "redacted_record",
     "register",
+    "stream",
 ]

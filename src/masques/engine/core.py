@@ -196,7 +196,10 @@ class Game(ABC):
         """An upper bound on the number of actions in one game."""
 
     @abstractmethod
-    def new_initial_state(self, seed: int = 0) -> State: ...
+    def new_initial_state(self, seed: int = 0, *, chance: int = 2) -> State:
+        """The start of a game: every draw comes from ``stream(seed, "<game>/...", version=chance)``
+        of ``engine/chance.py`` (the default is its ``CHANCE_VERSION``, written out here because that
+        module builds on this one; 1 is the generator of records made before version 2)."""
 
     def sample_state(self, seat: int | None, observations: Sequence[JSON], rng: random.Random) -> State:
         """A full state consistent with everything ``seat`` has observed (determinization for bots).
@@ -227,6 +230,8 @@ class State(ABC):
 
     game: Game
     seed: int
+    chance: int
+    """The chance generator's version the state was dealt with (see ``engine/chance.py``)."""
     history: list[int]
 
     # -- turn ------------------------------------------------------------------------------------

@@ -1,38 +1,67 @@
-"""Game records: ``{game, rules_version, options, seed, actions}`` as JSON, and exact replay.
+"""Game records: ``{game, rules_version, options, seed, chance, actions}`` as JSON, and exact replay.
 
 The same record format serves the CLI, the server's storage and replays.  A seat or a spectator
 downloads a *redacted* record instead: the observations that viewer had after each action, so it
 holds nothing that viewer could not see.
+
+``chance`` is the version of the chance generator the game was dealt with (``engine/chance.py``); a
+record without it predates version 2 and is version 1.  A seed below 2**53 is written as a JSON
+integer and a larger one as a decimal string, so that it survives JavaScript's numbers; both are read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .chance import CHANCE_VERSION, CHANCE_VERSIONS, LEGACY_CHANCE, SEED_LIMIT
 from .core import JSON, ActionError, EngineError, RecordError, State
 from .registry import game_class
 
 RECORD_FORMAT = "masques-record"
 MAX_RECORD_BYTES = 5_000_000
+JSON_SAFE_INTEGER = 2**53
+"""Integers below this are exact in JavaScript's numbers; larger seeds are written as strings."""
+
+_DECIMAL = re.compile(r"0|[1-9][0-9]{0,77}")
+
+
+def seed_to_json(seed: int) -> int | str:
+    """A seed as a record writes it: an integer if JavaScript holds it exactly, else its decimal string."""
+    return seed if seed < JSON_SAFE_INTEGER else str(seed)
+
+
+def seed_from_json(value: object) -> int:
+    """A record's seed, written either way; :class:`RecordError` unless ``0 <= seed < 2**256``."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        seed = int(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        seed = value
+    else:
+        raise RecordError("'seed' must be an integer or its decimal string")
+    if not 0 <= seed < SEED_LIMIT:
+        raise RecordError("'seed' must be from 0 to 2**256 - 1")
+    return seed
 
 
 @dataclass
 class GameRecord:
-    """A whole game, replayable: the game, its options and seed, and the actions in order."""
+    """A whole game, replayable: the game, its options, seed and chance version, and the actions."""
 
     game: str
     rules_version: str
     options: dict[str, JSON]
     seed: int
     actions: list[int] = field(default_factory=list)
+    chance: int = CHANCE_VERSION
 
     @classmethod
     def of(cls, state: State) -> GameRecord:
         g = state.game
-        return cls(g.name, g.rules_version, dict(g.options), state.seed, list(state.history))
+        return cls(g.name, g.rules_version, dict(g.options), state.seed, list(state.history), state.chance)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -40,7 +69,8 @@ class GameRecord:
             "game": self.game,
             "rules_version": self.rules_version,
             "options": self.options,
-            "seed": self.seed,
+            "seed": seed_to_json(self.seed),
+            "chance": self.chance,
             "actions": self.actions,
         }
 
@@ -63,13 +93,16 @@ class GameRecord:
             raise RecordError("'game' and 'rules_version' must be strings")
         if not isinstance(options, dict):
             raise RecordError("'options' must be an object")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise RecordError("'seed' must be an integer")
+        seed = seed_from_json(seed)
+        chance = obj.get("chance", LEGACY_CHANCE)
+        if isinstance(chance, bool) or not isinstance(chance, int) or chance not in CHANCE_VERSIONS:
+            known = ", ".join(map(str, CHANCE_VERSIONS))
+            raise RecordError(f"'chance' must be one of {known} (got {chance!r})")
         if not isinstance(actions, list) or not all(
             isinstance(a, int) and not isinstance(a, bool) for a in actions
         ):
             raise RecordError("'actions' must be a list of integer action ids")
-        return cls(game, version, options, seed, list(actions))
+        return cls(game, version, options, seed, list(actions), chance)
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:
@@ -93,7 +126,7 @@ class GameRecord:
                 f"this build has version {cls.rules_version}"
             )
         try:
-            state = cls(self.options).new_initial_state(self.seed)
+            state = cls(self.options).new_initial_state(self.seed, chance=self.chance)
         except EngineError as exc:
             raise RecordError(f"record options are invalid: {exc}") from None
         if each:

@@ -1069,6 +1069,27 @@ def test_b3_11_every_seat_sees_the_same_board_and_hands(cfg: dict[str, Any]) -> 
         state.apply(rng.choice(state.legal_actions()))
 
 
+@pytest.mark.parametrize("cfg", [{"random_first": True}, {"players": 2, "structure": "A"}])
+def test_b3_11_the_sampler_rebuilds_the_state_from_the_observation_alone(cfg: dict[str, Any]) -> None:
+    """B3-11: the observation carries no seed, and the one consistent state is rebuilt from the
+    public first colour and moves; it plays on exactly as the true state."""
+    g = load_game("blokus3d", cfg)
+    seed = 2**255 + 987_654_321
+    state = g.new_initial_state(seed)
+    rng = random.Random(3)
+    for step in range(12):
+        obs = state.observation(step % g.num_players)
+        assert "seed" not in obs and str(seed) not in json.dumps(obs)
+        sampled = g.sample_state(step % g.num_players, [obs], random.Random(step))
+        assert {k: v for k, v in sampled.serialize().items() if k != "seed"} == {
+            k: v for k, v in state.serialize().items() if k != "seed"
+        }
+        assert sampled.legal_actions() == state.legal_actions()
+        if state.is_terminal():
+            break
+        state.apply(state.random_legal_action(rng))
+
+
 # == Options ===================================================================================
 def test_default_options_follow_the_spec() -> None:
     """Configuration knobs: players 4, 1 colour each, sum, structure D."""

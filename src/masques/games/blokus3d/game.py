@@ -20,6 +20,7 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import ClassVar
 
+from ...engine.chance import CHANCE_VERSION, check_seed, check_version, stream
 from ...engine.core import (
     JSON,
     TERMINAL,
@@ -178,12 +179,14 @@ class Blokus3DGame(Game):
         """B3-9: with 2 players x 2 colours, seat 0 plays blue+red and seat 1 yellow+green."""
         return colour % self.num_players
 
-    def new_initial_state(self, seed: int = 0) -> Blokus3DState:
-        return Blokus3DState(self, seed)
+    def new_initial_state(self, seed: int = 0, *, chance: int = CHANCE_VERSION) -> Blokus3DState:
+        # Checked here as well: without random_first no stream is drawn from.
+        return Blokus3DState(self, check_seed(seed), chance=check_version(chance))
 
     def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> Blokus3DState:
-        """B3-11: nothing is hidden, so the one consistent state is the replay of the public moves."""
-        state = self.new_initial_state(int(obs["seed"]))
+        """B3-11: nothing is hidden, so the one consistent state is the replay of the public moves
+        from the public first colour (the seed is not observed; nothing after the start needs it)."""
+        state = Blokus3DState(self, 0, first=COLOURS.index(obs["first_colour"]))
         for action in obs["moves"]:
             state.apply(int(action))
         return state
@@ -192,9 +195,14 @@ class Blokus3DGame(Game):
 class Blokus3DState(State):
     """A Blokus 3D position: the height map as bitboards, hands, and the cached legal moves."""
 
-    def __init__(self, game: Blokus3DGame, seed: int = 0) -> None:
+    def __init__(
+        self, game: Blokus3DGame, seed: int = 0, *, chance: int = CHANCE_VERSION, first: int | None = None
+    ) -> None:
+        """``first`` forces the first colour (a sampler's rebuild); else the seed draws it if
+        ``random_first``, and blue starts otherwise."""
         self.game: Blokus3DGame = game
         self.seed = seed
+        self.chance = chance
         self.history: list[int] = []
         geo = game.geometry
         self.geo = geo
@@ -208,7 +216,9 @@ class Blokus3DState(State):
         self.placed_any = False
         # The surface: one bit per column that is not full, at (x, y, h) = its first empty cell.
         self.surface = geo.capacity[1] & geo.ground
-        first = random.Random(seed).randrange(n) if game.options["random_first"] else 0
+        if first is None:
+            random_first = game.options["random_first"]
+            first = stream(seed, "blokus3d/first", version=chance).randrange(n) if random_first else 0
         self.first_colour = first
         self.colour = first
         self.generations = 0  # legal-move generations made for this game (the benchmark reads it)
@@ -418,6 +428,7 @@ class Blokus3DState(State):
         other = Blokus3DState.__new__(Blokus3DState)
         other.game = self.game
         other.seed = self.seed
+        other.chance = self.chance
         other.geo = self.geo
         other.history = self.history.copy()
         other.heights = self.heights.copy()
@@ -474,7 +485,6 @@ class Blokus3DState(State):
             "your_colours": []
             if seat is None
             else [COLOURS[c] for c in range(game.colours_in_play) if game.seat_of_colour(c) == seat],
-            "seed": self.seed,
             "structure": {
                 "key": structure.key,
                 "name": structure.name,
@@ -503,6 +513,7 @@ class Blokus3DState(State):
             "game": self.game.name,
             "options": self.game.options,
             "seed": self.seed,
+            "chance": self.chance,
             "history": list(self.history),
             "heights": list(self.heights),
             "colour_bits": [str(b) for b in self.colour_bits],

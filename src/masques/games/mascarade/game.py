@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
 
+from ...engine.chance import CHANCE_VERSION, stream
 from ...engine.core import (
     JSON,
     TERMINAL,
@@ -149,15 +150,15 @@ class MascaradeGame(Game):
         # closing round of passes.
         return NUM_CARDS * (self.num_players + 1) + self.num_players
 
-    def new_initial_state(self, seed: int = 0) -> MascaradeState:
-        rng = random.Random(seed)
+    def new_initial_state(self, seed: int = 0, *, chance: int = CHANCE_VERSION) -> MascaradeState:
+        rng = stream(seed, "mascarade/deal", version=chance)
         pool = list(range(NUM_CARDS))
         rng.shuffle(pool)  # MC-3
         hands = []
         for _ in range(self.num_players):
             hands.append(mask_of(pool[-HAND:]))
             del pool[-HAND:]
-        return MascaradeState(self, seed, hands, pool)
+        return MascaradeState(self, seed, hands, pool, chance=chance)
 
     def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> MascaradeState:
         """Others' hands and the pool order, drawn uniformly from the cards the seat has not seen.
@@ -191,9 +192,18 @@ class MascaradeGame(Game):
 class MascaradeState(State):
     """A Mascarade position: the layout, hands as bitsets, the pool, scores."""
 
-    def __init__(self, game: MascaradeGame, seed: int, hands: list[int], pool: list[int]) -> None:
+    def __init__(
+        self,
+        game: MascaradeGame,
+        seed: int,
+        hands: list[int],
+        pool: list[int],
+        *,
+        chance: int = CHANCE_VERSION,
+    ) -> None:
         self.game: MascaradeGame = game
         self.seed = seed
+        self.chance = chance
         self.history: list[int] = []
         self.hands = hands
         self.pool = pool  # the next card drawn is pool[-1]
@@ -216,6 +226,7 @@ class MascaradeState(State):
         """Rebuild a state from a public observation plus hidden parts (determinization)."""
         self.game = game
         self.seed = seed
+        self.chance = int(obs.get("chance", CHANCE_VERSION))
         self.history = [int(a) for a in obs["moves"]]
         self.hands = hands
         self.pool = pool
@@ -341,7 +352,8 @@ class MascaradeState(State):
         self._start_turn((seat + 1) % n)
 
     def _finish(self, placed_out: int = -1) -> None:
-        """MC-8 / MC-9: decide the winner, breaking ties by lot from the game's seed."""
+        """MC-8 / MC-9: decide the winner, breaking ties by lot from the game's seed (a stream of its
+        own, named by the number of actions played, as the first version of the lot was)."""
         self.over = True
         n = self.game.num_players
         sizes = [self.hands[s].bit_count() for s in range(n)]
@@ -356,7 +368,7 @@ class MascaradeState(State):
             fewest = min(sizes)
             tied = [s for s in range(n) if sizes[s] == fewest]
         if len(tied) > 1:
-            lot = random.Random(f"mascarade-lot-{self.seed}-{len(self.history)}").choice(tied)
+            lot = stream(self.seed, f"mascarade/lot/{len(self.history)}", version=self.chance).choice(tied)
             self.tie_break = [*tied, lot]
             self.winner = lot
         else:
@@ -403,6 +415,8 @@ class MascaradeState(State):
             "seat": seat,
             "players": n,
             "scoring": bool(self.game.options["scoring"]),
+            # public: which generator draws the lot at the end, so that sampled worlds draw it alike
+            "chance": self.chance,
             "hand": None if seat is None else cards_of(self.hands[seat]),
             "hand_sizes": [h.bit_count() for h in self.hands],
             "pool_size": len(self.pool),
@@ -429,6 +443,7 @@ class MascaradeState(State):
             "game": self.game.name,
             "options": self.game.options,
             "seed": self.seed,
+            "chance": self.chance,
             "history": list(self.history),
             "hands": [str(h) for h in self.hands],
             "pool": list(self.pool),

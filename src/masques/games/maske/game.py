@@ -38,6 +38,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from ...engine.chance import CHANCE_VERSION, stream
 from ...engine.core import (
     JSON,
     TERMINAL,
@@ -146,12 +147,12 @@ class MaskeGame(Game):
         # for any game that ends (random play stays far below it).
         return 200_000
 
-    def new_initial_state(self, seed: int = 0) -> MaskeState:
-        rng = random.Random(seed)
+    def new_initial_state(self, seed: int = 0, *, chance: int = CHANCE_VERSION) -> MaskeState:
+        rng = stream(seed, "maske/deal", version=chance)
         masks = rng.sample(range(len(MASKS)), self.num_masks)  # MS-5
         deck = list(range(len(CARDS)))
         rng.shuffle(deck)
-        return MaskeState(self, seed, masks, deck)
+        return MaskeState(self, seed, masks, deck, chance=chance)
 
     def _sample_from(self, seat: int | None, obs: JSON, rng: random.Random) -> MaskeState:
         """MS-17 determinization: the deck's unknown cards, an unseen drawn card and the masks still
@@ -182,9 +183,12 @@ class MaskeGame(Game):
 class MaskeState(State):
     """A Maske position."""
 
-    def __init__(self, game: MaskeGame, seed: int, masks: list[int], deck: list[int]) -> None:
+    def __init__(
+        self, game: MaskeGame, seed: int, masks: list[int], deck: list[int], *, chance: int = CHANCE_VERSION
+    ) -> None:
         self.game: MaskeGame = game
         self.seed = seed
+        self.chance = chance
         self.history: list[int] = []
         n = game.num_players
         everyone = (1 << n) - 1
@@ -820,6 +824,7 @@ class MaskeState(State):
             "game": self.game.name,
             "options": self.game.options,
             "seed": self.seed,
+            "chance": self.chance,
             "history": list(self.history),
             "stack": list(self.stack),
             "deck": list(self.deck),

@@ -34,6 +34,7 @@ import re
 from itertools import permutations
 from typing import ClassVar
 
+from ...engine.chance import CHANCE_VERSION, stream
 from ...engine.core import (
     JSON,
     TERMINAL,
@@ -125,12 +126,12 @@ class MaskerGame(Game):
         # move at most 12 crosses.
         return 35 * 2 + 12
 
-    def new_initial_state(self, seed: int = 0) -> MaskerState:
-        rng = random.Random(seed)
+    def new_initial_state(self, seed: int = 0, *, chance: int = CHANCE_VERSION) -> MaskerState:
+        rng = stream(seed, "masker/deal", version=chance)
         stacks = self._deal_3d(rng) if self.is_3d else self._deal_2d(rng)
         tokens = rng.sample(range(NUM_COLOURS), self.num_teams)  # MK-3
         first = rng.randrange(self.num_players)  # MK-4
-        return MaskerState(self, seed, stacks, tokens, first)
+        return MaskerState(self, seed, stacks, tokens, first, chance=chance)
 
     @staticmethod
     def crosses() -> list[int]:
@@ -206,10 +207,18 @@ class MaskerState(State):
     """A Masker position.  Tokens are hidden per MK-15 and only ``observation`` decides who sees what."""
 
     def __init__(
-        self, game: MaskerGame, seed: int, stacks: list[list[int]], tokens: list[int], first: int
+        self,
+        game: MaskerGame,
+        seed: int,
+        stacks: list[list[int]],
+        tokens: list[int],
+        first: int,
+        *,
+        chance: int = CHANCE_VERSION,
     ) -> None:
         self.game: MaskerGame = game
         self.seed = seed
+        self.chance = chance
         self.history: list[int] = []
         self.stacks = stacks
         self.runner = next(i for i, s in enumerate(stacks) if s and s[-1] == RUNNER)
@@ -240,6 +249,7 @@ class MaskerState(State):
         state = cls.__new__(cls)
         state.game = game
         state.seed = seed
+        state.chance = CHANCE_VERSION
         state.history = [int(a) for a in obs["moves"]]
         state.stacks = [[CODE_NAMES.index(c) for c in stack] for stack in obs["stacks"]]
         state.runner = int(obs["runner"])
@@ -509,6 +519,7 @@ class MaskerState(State):
             "game": self.game.name,
             "options": self.game.options,
             "seed": self.seed,
+            "chance": self.chance,
             "history": list(self.history),
             "stacks": [list(s) for s in self.stacks],
             "runner": self.runner,
