@@ -59,7 +59,12 @@ class CreateMatch(BaseModel):
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
     seats: list[SeatSpec] | None = Field(default=None, description="one per seat; default: all human")
-    seed: int | None = Field(default=None, ge=0, lt=2**31)
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        lt=2**256,
+        description="practice only: allowed when at most one seat is a person (default: a secret deal)",
+    )
     turn_seconds: int = Field(default=0, ge=0, le=3600, description="per-turn clock for humans; 0 = none")
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import hashlib
-import hmac
 import json
 import logging
 import multiprocessing
@@ -35,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class, load_game
+from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .errors import ServerError
 from .fanout import Fanout
@@ -155,21 +154,20 @@ class LiveMatch:
             or self.lock.locked()
         )
 
-    def derived_seed(self, purpose: str) -> int:
-        """A seed for ``purpose`` (a bot's decision, a clock's move) drawn from the match's secret
-        with a keyed hash: it reveals neither the secret nor the game's seed."""
-        if self.secret is None:  # pragma: no cover - every match row has a secret since migration 0003
-            raise RuntimeError("match has no secret")
-        digest = hmac.new(bytes.fromhex(self.secret), purpose.encode(), hashlib.sha256).digest()
-        return int.from_bytes(digest, "big")
+    def secret_stream(self, purpose: str) -> random.Random:
+        """Randomness for ``purpose`` (a bot's decision, a clock's move), keyed by the match's secret
+        and the purpose: it reveals neither the secret, nor the game's seed, nor another purpose's."""
+        return Chance(self._secret(), purpose)
 
     def join_token(self, key: str) -> str:
         """The seat token a join with this Idempotency-Key gets, the same on every retry."""
-        return (
-            base64.urlsafe_b64encode(self.derived_seed(f"join-token/{key}").to_bytes(32, "big"))
-            .decode("ascii")
-            .rstrip("=")
-        )
+        token = derive_seed(self._secret(), f"join-token/{key}").to_bytes(32, "big")
+        return base64.urlsafe_b64encode(token).decode("ascii").rstrip("=")
+
+    def _secret(self) -> int:
+        if self.secret is None:  # pragma: no cover - every match row has a secret since migration 0003
+            raise RuntimeError("match has no secret")
+        return int(self.secret, 16)
 
     @property
     def version(self) -> int:
@@ -288,9 +286,7 @@ def recent_log(
 
 def initial_state(game: Game, seed: int, chance: int) -> State:
     """The match's first position, dealt by the chance generator its seed was drawn for."""
-    if chance == 1:
-        return game.new_initial_state(seed)
-    return game.new_initial_state(seed, chance=chance)  # type: ignore[call-arg]
+    return game.new_initial_state(seed, chance=chance)
 
 
 class Registry:
@@ -419,9 +415,10 @@ class Registry:
         owner: str | None,
     ) -> LiveMatch:
         match_id = secrets.token_hex(8)
-        secret = secrets.token_hex(32)
-        chance, seeded = 1, seed is not None
-        seed = secrets.randbelow(2**31) if seed is None else seed
+        secret = new_secret()
+        seeded = seed is not None
+        seed = derive_seed(secret, "game") if seed is None else seed
+        chance = CHANCE_VERSION
         rows = [(kind, None if kind == HUMAN else kind) for kind in seats]
         create = partial(
             self.storage.create_match,
@@ -433,7 +430,7 @@ class Registry:
             seats=rows,
             rematch_of=rematch_of,
             turn_seconds=turn_seconds,
-            secret=secret,
+            secret=f"{secret:064x}",
             chance=chance,
             seeded=seeded,
             owner=owner,
@@ -448,7 +445,7 @@ class Registry:
             initial_state(game, seed, chance),
             rematch_of,
             turn_seconds,
-            secret=secret,
+            secret=f"{secret:064x}",
             chance=chance,
             seeded=seeded,
             owner=owner,
@@ -662,10 +659,10 @@ class Registry:
 
     def _bot_rng(self, match: LiveMatch, purpose: str, seat: int, version: int) -> random.Random:
         """The randomness of one bot decision: from the match's secret (older matches: their seed)."""
-        if match.chance == 1:
+        if match.chance == LEGACY_CHANCE:
             factor = 7919 if purpose == "clock" else 1_000_003
             return random.Random((match.seed * factor + version) % (2**31))
-        return random.Random(match.derived_seed(f"{purpose}/{seat}/{version}"))
+        return match.secret_stream(f"{purpose}/{seat}/{version}")
 
     async def _decide(self, match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
         """One bot decision for ``seat`` at the current version (a level that fails gives way)."""
