@@ -50,6 +50,8 @@ def test_a_human_places_on_the_start_square_and_sees_clear_errors(tmp_path: Path
             "--scoring",
             "--seats",
             "human,random,random",
+            "--seed",
+            "0",
             "--save",
             str(tmp_path / "g.json"),
         ],

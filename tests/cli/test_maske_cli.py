@@ -240,7 +240,9 @@ def test_hot_seat_shows_the_drawn_card_to_its_drawer_only() -> None:
 
     lines = script_for(seats, 0, policy)
     result = runner.invoke(
-        app, ["play", "maske", "--players", "3", "--seats", ",".join(seats)], input="\n".join(lines) + "\n"
+        app,
+        ["play", "maske", "--players", "3", "--seats", ",".join(seats), "--seed", "0"],
+        input="\n".join(lines) + "\n",
     )
     assert result.exit_code == 0, result.output
     card = drawn[0]
