@@ -88,7 +88,14 @@ class ThreadServer:
             lifespan="on",
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.exit_code: int | str | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        except SystemExit as exc:  # uvicorn exits when the application fails to start
+            self.exit_code = exc.code
 
     @property
     def base_url(self) -> str:

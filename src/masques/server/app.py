@@ -36,7 +36,7 @@ from ..engine import (
     redacted_record,
 )
 from .matches import HUMAN, Client, Registry, ServerError
-from .storage import Storage
+from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
 MAX_MESSAGE = 4 * 1024
@@ -120,17 +120,23 @@ class BodyLimit:
 
 def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: str | None = None) -> FastAPI:
     storage = Storage(database_url)
+    owner = FileOwner(database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        storage.migrate()
-        registry = Registry(storage, bot_workers=bot_workers, redis_url=redis_url)
-        app.state.registry = registry
-        await registry.start()
+        owner.acquire()  # one process per SQLite file: DatabaseInUseError if another one has it
         try:
-            yield
+            storage.migrate()
+            registry = Registry(storage, bot_workers=bot_workers, redis_url=redis_url)
+            app.state.registry = registry
+            await registry.start()
+            try:
+                yield
+            finally:
+                await registry.stop()
+                storage.engine.dispose()
         finally:
-            await registry.stop()
+            owner.release()
 
     app = FastAPI(title="Masques", version="1", lifespan=lifespan)
     app.add_middleware(BodyLimit)

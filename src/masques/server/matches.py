@@ -27,6 +27,7 @@ from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class, load_game
 from .fanout import Fanout
 from .storage import Storage, hash_token
+from .workers import stop_pool
 
 HUMAN = "human"
 LOG_LENGTH = 20
@@ -244,7 +245,7 @@ class Registry:
         for match in self.matches.values():
             if match.bot_task is not None:
                 match.bot_task.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        stop_pool(self.pool)
 
     # -- lobby --------------------------------------------------------------------------------
     async def create(
