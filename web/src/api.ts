@@ -26,10 +26,10 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 204) return undefined as T;
@@ -55,8 +55,9 @@ export const api = {
   join: (id: string, name: string, seat?: number) =>
     call<{ match: string; seat: number; token: string }>("POST", `/api/matches/${id}/join`, { name, seat }),
   rematch: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`),
+  // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
-    call<MatchView[]>("GET", `/api/matches/${id}/replay${token ? `?token=${encodeURIComponent(token)}` : ""}`),
+    call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
 };
 
 /** Seat tokens are kept in localStorage per match, so a reload (or a new tab) plays on. */
@@ -96,7 +97,10 @@ export interface ServerMessage {
   message?: string;
 }
 
-/** A match connection that reconnects after a drop (1 s, then up to 5 s apart). */
+/**
+ * A match connection that reconnects after a drop (1 s, then up to 5 s apart).  Its first message is
+ * always a hello, with the seat token when there is one (the server sends nothing before it).
+ */
 export class MatchSocket {
   private ws: WebSocket | null = null;
   private closed = false;
@@ -114,10 +118,10 @@ export class MatchSocket {
 
   private open(): void {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}${query}`);
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}`);
     this.ws = ws;
     ws.onopen = () => {
+      ws.send(JSON.stringify(this.token ? { type: "hello", token: this.token } : { type: "hello" }));
       this.retry = 0;
       this.onStatus("open");
     };
