@@ -286,9 +286,9 @@ def create_app(database_url: str, *, bot_workers: int | None = None, redis_url: 
         registry = registry_of(websocket)
         first: Message | None = None  # a first message that was not a hello, handled once connected
         try:
-            match = await registry.get(match_id)
             if token is None:
-                token, first = await read_hello(websocket)
+                token, first = await read_hello(websocket)  # nothing is sent before the hello
+            match = await registry.get(match_id)
             seat = match.seat_of_token(token)
         except WebSocketDisconnect:
             return

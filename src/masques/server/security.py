@@ -38,9 +38,9 @@ DOCS_CSP = (
 )
 
 HEADERS = {
-    b"x-content-type-options": b"nosniff",
-    b"referrer-policy": b"no-referrer",
-    b"x-frame-options": b"DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
 }
 
 _HOST = re.compile(
@@ -73,7 +73,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
-                    headers.setdefault(name.decode(), value.decode())
+                    headers.setdefault(name, value)
                 headers.setdefault("content-security-policy", app_csp(host))
             await send(message)
 
