@@ -109,7 +109,14 @@ class ThreadServer:
             lifespan="on",
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.exit_code: int | str | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        except SystemExit as exc:  # uvicorn exits when the application fails to start
+            self.exit_code = exc.code
 
     @property
     def base_url(self) -> str:
@@ -262,11 +269,25 @@ def summary(api: httpx.Client, match_id: str) -> dict[str, Any]:
 
 
 class Conn:
-    """One WebSocket connection (a seat, or a spectator when ``token`` is None), recording all it gets."""
+    """One WebSocket connection (a seat, or a spectator when ``token`` is None), recording all it gets.
 
-    def __init__(self, ws_url: str, match_id: str, token: str | None = None, seat: int | None = None) -> None:
+    ``via`` says how the token is given: ``"query"`` in the URL (``?token=``; a spectator sends a
+    tokenless hello), ``"hello"`` in the first message ``{"type": "hello", "token": ...}`` as the
+    browser does, or ``"nothing"``: no token and no hello, as clients from before the hello.
+    """
+
+    def __init__(
+        self,
+        ws_url: str,
+        match_id: str,
+        token: str | None = None,
+        seat: int | None = None,
+        *,
+        via: str = "query",
+    ) -> None:
+        assert via in ("query", "hello", "nothing"), via
         url = f"{ws_url}/ws/matches/{match_id}"
-        if token is not None:
+        if token is not None and via == "query":
             url += f"?token={token}"
         self.seat = seat
         self.token = token
@@ -274,6 +295,9 @@ class Conn:
         self.ws: ClientConnection = self._stack.enter_context(
             connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24)
         )
+        if via == "hello" or (via == "query" and token is None):
+            hello = {"type": "hello"} if token is None else {"type": "hello", "token": token}
+            self.ws.send(json.dumps(hello))
         self.messages: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None
         self.sent: list[tuple[Any, dict[str, Any]]] = []  # (what was sent, the error it got)

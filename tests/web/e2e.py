@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, Playwright, WebSocket
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, WebSocket
 
 CHROMIUM = "/usr/bin/chromium"
 LAPTOP = {"width": 1366, "height": 820}
@@ -41,10 +41,34 @@ def launch(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
 
 
+CSP_REPORT = """document.addEventListener("securitypolicyviolation", (e) => console.error(
+`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`
+));"""
+"""Reports each Content-Security-Policy violation of a page on its console (installed before any page
+script runs)."""
+
+
 def watch_errors(page: Page) -> list[str]:
-    """Uncaught exceptions of the page, collected as they happen."""
+    """What must not happen in a page, collected as it happens: uncaught exceptions, violations of the
+    server's Content-Security-Policy, and a seat token in any URL the page requests (HTTP or
+    WebSocket; tokens travel in a header or the WebSocket's hello, since URLs land in logs)."""
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.add_init_script(CSP_REPORT)
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error" and (
+            "CSP violation" in message.text or "Content Security Policy" in message.text
+        ):
+            errors.append(message.text)
+
+    def on_url(url: str) -> None:
+        if "token" in url.lower():
+            errors.append(f"a token in a URL: {url}")
+
+    page.on("console", on_console)
+    page.on("request", lambda request: on_url(request.url))
+    page.on("websocket", lambda ws: on_url(ws.url))
     page.set_default_timeout(TIMEOUT_MS)
     return errors
 

@@ -26,10 +26,10 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 204) return undefined as T;
@@ -52,11 +52,11 @@ export const api = {
       seats: seats.map((kind) => ({ kind })),
       turn_seconds: turnSeconds,
     }),
-  join: (id: string, name: string, seat?: number) =>
-    call<{ match: string; seat: number; token: string }>("POST", `/api/matches/${id}/join`, { name, seat }),
+  join: (id: string, name: string, seat?: number) => joinOnce(id, name, seat),
   rematch: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`),
+  // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
-    call<MatchView[]>("GET", `/api/matches/${id}/replay${token ? `?token=${encodeURIComponent(token)}` : ""}`),
+    call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
 };
 
 /** Seat tokens are kept in localStorage per match, so a reload (or a new tab) plays on. */
@@ -96,7 +96,10 @@ export interface ServerMessage {
   message?: string;
 }
 
-/** A match connection that reconnects after a drop (1 s, then up to 5 s apart). */
+/**
+ * A match connection that reconnects after a drop (1 s, then up to 5 s apart).  Its first message is
+ * always a hello, with the seat token when there is one (the server sends nothing before it).
+ */
 export class MatchSocket {
   private ws: WebSocket | null = null;
   private closed = false;
@@ -114,10 +117,10 @@ export class MatchSocket {
 
   private open(): void {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}${query}`);
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}`);
     this.ws = ws;
     ws.onopen = () => {
+      ws.send(JSON.stringify(this.token ? { type: "hello", token: this.token } : { type: "hello" }));
       this.retry = 0;
       this.onStatus("open");
     };
@@ -144,5 +147,31 @@ export class MatchSocket {
     this.closed = true;
     window.clearTimeout(this.timer);
     this.ws?.close();
+  }
+}
+
+/** A random key for a request that may be sent again (getRandomValues works on plain HTTP too). */
+function idempotencyKey(): string {
+  const bytes = new Uint8Array(18);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Join with an Idempotency-Key, sent again when the answer is lost (the network failed): the server
+ * gives a retried join the same seat and token, so a lost answer never costs the seat. */
+async function joinOnce(id: string, name: string, seat?: number): Promise<{ match: string; seat: number; token: string }> {
+  const headers = { "idempotency-key": idempotencyKey() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call<{ match: string; seat: number; token: string }>(
+        "POST",
+        `/api/matches/${id}/join`,
+        { name, seat },
+        headers,
+      );
+    } catch (err) {
+      if (err instanceof ApiError || attempt >= 2) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+    }
   }
 }

@@ -516,6 +516,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
 
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
+    from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
     try:
@@ -527,6 +528,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         )
     except ValueError as exc:
         fail(str(exc))
+    probe = FileOwner(url)  # the app holds it for its life; this only turns a refusal into one clear line
+    try:
+        probe.acquire()
+    except DatabaseInUseError as exc:
+        err_console.print(f"masques: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    probe.release()
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
         create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits),

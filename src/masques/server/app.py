@@ -4,9 +4,12 @@ REST (JSON): ``GET /api/games``; ``POST /api/matches``; ``GET /api/matches``; ``
 ``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``;
 ``GET /api/matches/{id}/replay``.  The browser client (built from ``web/`` into ``static/``) is served
 at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``).
-WebSocket: ``/ws/matches/{id}?token=...`` (no token: spectator).  The server sends ``state`` messages
-(the connection's own view) and ``presence``/``error`` messages; a client sends
-``{"type": "action", "action": <id>, "version": <n>}``.  Every refusal is a clear error with a
+WebSocket: ``/ws/matches/{id}``.  A client first sends ``{"type": "hello", "token": <seat token>}``
+(no token: spectator), so that the token stays out of URLs and logs; the server sends nothing before
+it.  ``?token=...`` in the URL still works (then no hello).  The server sends ``state`` messages (the
+connection's own view) and ``presence``/``error`` messages; a client sends
+``{"type": "action", "action": <id>, "version": <n>}``.  The REST routes that read a seat's view take
+its token in the ``X-Seat-Token`` header (or ``?token=``).  Every refusal is a clear error with a
 stable code, and changes nothing.
 """
 
@@ -24,7 +27,7 @@ from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconn
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import (
@@ -39,12 +42,16 @@ from ..engine import (
 from .errors import ServerError
 from .limits import Limits, client_key
 from .matches import HUMAN, Client, LiveMatch, Registry
-from .storage import Storage
+from .schema import documented_openapi, errors
+from .security import SecurityHeaders, check_display_name, docs_page
+from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
 MAX_MESSAGE = 4 * 1024
 FLOOD_CLOSE = 50
 """Refused messages in a row after which a WebSocket is closed (code 1008)."""
+HELLO_TIMEOUT = 3.0
+"""Seconds the server waits for a connection's hello before it takes it for a spectator's."""
 STATIC = Path(__file__).with_name("static")
 """The built browser client (``scripts/build_web.sh``); shipped in the package, ignored by git."""
 
@@ -70,7 +77,7 @@ class CreateMatch(BaseModel):
 
 class JoinMatch(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(min_length=1, max_length=40)
+    name: Annotated[str, AfterValidator(check_display_name)] = Field(min_length=1, max_length=40)
     seat: int | None = Field(default=None, ge=0, lt=16)
 
 
@@ -140,22 +147,30 @@ def create_app(
     the executor bots run in (default: a pool of worker processes)."""
     storage = Storage(database_url)
     limits = limits or Limits.from_env()
+    owner = FileOwner(database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        storage.migrate()
-        registry = Registry(
-            storage, bot_workers=bot_workers, redis_url=redis_url, limits=limits, bot_pool=bot_pool
-        )
-        app.state.registry = registry
-        await registry.start()
+        owner.acquire()  # one process per SQLite file: DatabaseInUseError if another one has it
         try:
-            yield
+            storage.migrate()
+            registry = Registry(
+                storage, bot_workers=bot_workers, redis_url=redis_url, limits=limits, bot_pool=bot_pool
+            )
+            app.state.registry = registry
+            await registry.start()
+            try:
+                yield
+            finally:
+                await registry.stop()
+                storage.engine.dispose()
         finally:
-            await registry.stop()
+            owner.release()
 
-    app = FastAPI(title="Masques", version="1", lifespan=lifespan)
+    app = FastAPI(title="Masques", version="1", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
 
     def registry_of(request: Request | WebSocket) -> Registry:
         registry: Registry = request.app.state.registry
@@ -192,6 +207,11 @@ def create_app(
             return HTMLResponse(NOT_BUILT_PAGE, 503)
         return FileResponse(index, headers={"cache-control": "no-cache"})
 
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        """Swagger UI (from its CDN), under a policy of its own."""
+        return docs_page(app.openapi_url or "/openapi.json", f"{app.title} - API")
+
     # Built assets have content-hashed names.  Mounted even before a build (checked per request).
     app.mount("/assets", StaticFiles(directory=STATIC / "assets", check_dir=False), name="assets")
 
@@ -201,7 +221,7 @@ def create_app(
         await client_of(request)
         return game_catalogue()
 
-    @app.post("/api/matches", status_code=201)
+    @app.post("/api/matches", status_code=201, responses=errors(400, 403, 404, 413))
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
         """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
         only when at most one seat is a person."""
@@ -220,7 +240,7 @@ def create_app(
         )
         return match.summary()
 
-    @app.get("/api/matches")
+    @app.get("/api/matches", responses=errors(400))
     async def list_matches(
         request: Request, status: Annotated[str, Query(pattern="^(open|running|finished|all)$")] = "all"
     ) -> list[dict[str, Any]]:
@@ -229,12 +249,12 @@ def create_app(
         statuses = ("open", "running", "finished") if status == "all" else (status,)
         return await registry_of(request).listing(statuses)
 
-    @app.get("/api/matches/{match_id}")
+    @app.get("/api/matches/{match_id}", responses=errors(404))
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:
         await client_of(request)
         return (await registry_of(request).get(match_id)).summary()
 
-    @app.post("/api/matches/{match_id}/join")
+    @app.post("/api/matches/{match_id}/join", responses=errors(400, 404, 409, 413))
     async def join(
         match_id: str,
         body: JoinMatch,
@@ -250,13 +270,13 @@ def create_app(
         seat, token = await registry.join(match, body.name.strip() or "player", body.seat, idempotency_key)
         return {"match": match.id, "seat": seat, "token": token}
 
-    @app.post("/api/matches/{match_id}/leave", status_code=204)
+    @app.post("/api/matches/{match_id}/leave", status_code=204, responses=errors(400, 403, 404, 409, 413))
     async def leave(match_id: str, body: TokenBody, request: Request) -> None:
         await client_of(request)
         registry = registry_of(request)
         await registry.leave(await registry.get(match_id), body.token)
 
-    @app.post("/api/matches/{match_id}/rematch", status_code=201)
+    @app.post("/api/matches/{match_id}/rematch", status_code=201, responses=errors(404, 413))
     async def rematch(match_id: str, request: Request) -> dict[str, Any]:
         """A new match with the same game, options and seat kinds (human seats open again), dealt
         afresh."""
@@ -273,15 +293,17 @@ def create_app(
         )
         return new.summary()
 
-    @app.get("/api/matches/{match_id}/record")
+    @app.get("/api/matches/{match_id}/record", responses=errors(400, 403, 404, 409))
     async def record(
         match_id: str,
         request: Request,
-        token: Annotated[str | None, Query(max_length=200)] = None,
+        token: Annotated[str | None, Query(max_length=200, description="prefer X-Seat-Token")] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
         full: bool = False,
     ) -> dict[str, Any]:
         """The record as the token's seat saw it, as a spectator (no token), or in full after the end."""
         await client_of(request, "read")
+        token = one_token(token, x_seat_token)
         registry = registry_of(request)
         match = await registry.get(match_id)
         rec = GameRecord.of(match.state)
@@ -296,15 +318,17 @@ def create_app(
             raise ServerError(500, "bad_record", str(exc)) from None
         return redacted
 
-    @app.get("/api/matches/{match_id}/replay")
+    @app.get("/api/matches/{match_id}/replay", responses=errors(400, 403, 404))
     async def replay(
         match_id: str,
         request: Request,
-        token: Annotated[str | None, Query(max_length=200)] = None,
+        token: Annotated[str | None, Query(max_length=200, description="prefer X-Seat-Token")] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
     ) -> list[dict[str, Any]]:
         """Every step of the match as the token's seat (or a spectator, without a token) saw it: one
         ``state`` view per version, from the first position to the current one, none actionable."""
         await client_of(request, "read")
+        token = one_token(token, x_seat_token)
         registry = registry_of(request)
         match = await registry.get(match_id)
         seat = match.seat_of_token(token)
@@ -316,21 +340,27 @@ def create_app(
         await websocket.accept()
         registry = registry_of(websocket)
         key = client_key(websocket.client.host if websocket.client else None)
+        first: Message | None = None  # a first message that was not a hello, handled once connected
         try:
+            if token is None:
+                token, first = await read_hello(websocket)  # nothing is sent before the hello
             await registry.rates.check("connect", key)
             match = await registry.get(match_id)
             seat = match.seat_of_token(token)
             client = Client(seat, websocket.send_text)
             await registry.connect(match, client)
+        except WebSocketDisconnect:
+            return
         except ServerError as exc:
             await websocket.send_json(exc.payload())
-            await websocket.close(code={404: 4404, 429: 4429}.get(exc.status, 4403))
+            await websocket.close(code={400: 4400, 404: 4404, 429: 4429}.get(exc.status, 4403))
             return
         pump = asyncio.get_running_loop().create_task(_pump(websocket, client))
         refused = 0
         try:
             while True:
-                message = await websocket.receive()
+                message = first or await websocket.receive()
+                first = None
                 if message["type"] == "websocket.disconnect":
                     break
                 try:
@@ -371,6 +401,8 @@ def create_app(
         if not isinstance(message, dict):
             raise ServerError(400, "bad_message", "a message is a JSON object with a 'type'")
         kind = message.get("type")
+        if kind == "hello":
+            raise ServerError(400, "bad_message", "hello is the first message of a connection, and only it")
         allowed = {"action": {"type", "action", "version"}}.get(str(kind), {"type"})
         unknown = set(message) - allowed
         if unknown:
@@ -385,6 +417,41 @@ def create_app(
         await registry.submit(match, client.seat, message.get("action"), message.get("version"))
 
     return app
+
+
+def one_token(query: str | None, header: str | None) -> str | None:
+    """A seat token from the ``X-Seat-Token`` header or the ``token`` query (kept for API clients)."""
+    if query is not None and header is not None and query != header:
+        raise ServerError(400, "bad_request", "two different seat tokens: send it once, in X-Seat-Token")
+    return header if header is not None else query
+
+
+async def read_hello(websocket: WebSocket) -> tuple[str | None, Message | None]:
+    """Wait, a bounded time, for a connection's first message: ``{"type": "hello", "token": ...}``.
+
+    A hello gives its token (none: a spectator).  Anything else, or nothing within HELLO_TIMEOUT,
+    makes the connection a spectator's (clients from before the hello), and a message that came is
+    handed back to be handled as usual."""
+    try:
+        message = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
+    except TimeoutError:
+        return None, None
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    try:
+        data = json.loads(text) if text is not None and len(text) <= MAX_MESSAGE else None
+    except (json.JSONDecodeError, RecursionError):
+        data = None
+    if not isinstance(data, dict) or data.get("type") != "hello":
+        return None, message
+    token = data.get("token")
+    well_formed = token is None or (isinstance(token, str) and 0 < len(token) <= 200)
+    if set(data) - {"type", "token"} or not well_formed:
+        raise ServerError(
+            400, "bad_hello", 'a hello is {"type": "hello"} or {"type": "hello", "token": "<seat token>"}'
+        )
+    return token, None
 
 
 NOT_BUILT_PAGE = """<!doctype html>

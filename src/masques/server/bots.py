@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import logging
 import multiprocessing
 import random
@@ -27,6 +26,7 @@ from typing import Any
 
 from ..ai import make_bot
 from ..engine import load_game
+from .workers import stop_pool
 
 log = logging.getLogger("masques.server.bots")
 
@@ -179,8 +179,7 @@ class FairQueue:
         self.generation += 1
         for item in list(self.in_flight):
             self._finish(item, None, BotError(why))
-        terminate_workers(old)
-        old.shutdown(wait=False, cancel_futures=True)
+        stop_executor(old)
         self.pool = self.pool_factory()
 
     def close(self) -> None:
@@ -196,19 +195,16 @@ class FairQueue:
             item.future.cancel()
         self.in_flight.clear()
         self.running.clear()
-        terminate_workers(self.pool)
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        stop_executor(self.pool)
 
 
-def terminate_workers(pool: concurrent.futures.Executor) -> None:
-    """End a process pool's workers at once (a decision in progress is abandoned)."""
-    processes: dict[int, multiprocessing.Process] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(Exception):
-            process.terminate()
-    for process in list(processes.values()):
-        with contextlib.suppress(Exception):
-            process.join(timeout=5)
+def stop_executor(pool: concurrent.futures.Executor) -> None:
+    """End a pool at once: a process pool's workers are terminated (a decision in progress is
+    abandoned); a thread pool is left to finish on its own."""
+    if isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+        stop_pool(pool)
+    else:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def process_pool(workers: int) -> Callable[[], concurrent.futures.Executor]:

@@ -5,17 +5,24 @@ registry).  An action is acknowledged only after its row is committed, so a cras
 that a client was told had happened.  The schema is managed by Alembic migrations shipped in the
 package and applied on start.  SQLite (WAL mode) by default; PostgreSQL with a
 ``postgresql+psycopg://`` URL.
+
+SQLite runs with ``synchronous=FULL``: in WAL mode NORMAL may lose the last commits on power loss,
+and a commit is an acknowledgement here.  One server process owns a SQLite file (:class:`FileOwner`);
+several processes share matches only through PostgreSQL (and Redis).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from alembic import command
 from alembic.config import Config
@@ -32,7 +39,7 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -288,9 +295,83 @@ class Storage:
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+class DatabaseInUseError(RuntimeError):
+    """Another server process owns this SQLite database."""
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (absolute), or None for another backend or an in-memory database."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return None
+    database = parsed.database or ""
+    if database.startswith("file:"):  # a URI filename (?uri=true)
+        if parsed.query.get("mode") == "memory":
+            return None
+        database = urlparse(database).path
+    if database in ("", ":memory:"):
+        return None
+    return Path(database).resolve()
+
+
+class FileOwner:
+    """An exclusive OS lock on ``<database>.lock`` that one server process holds for its whole life.
+
+    Two processes on one SQLite file would each keep their own live copy of the matches (two players
+    got the same seat; moves on one never reached the other's clients), so a second one is refused.
+    The lock is the kernel's (``flock``, ``LockFileEx`` on Windows): a killed process loses it at once,
+    and a restart on the same file just works.  The lock file itself stays (removing it would race).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.database = sqlite_file(url)
+        self.path = None if self.database is None else self.database.with_name(self.database.name + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise DatabaseInUseError at once.  Nothing to do for an in-memory
+        database or another backend."""
+        if self.path is None or self._fd is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            _lock(fd)
+        except OSError:
+            os.close(fd)
+            raise DatabaseInUseError(
+                f"another masques server is using the SQLite database {self.database} (it holds "
+                f"{self.path}). A SQLite database serves one server process; to run several processes "
+                "on one database, use PostgreSQL: --database postgresql+psycopg://... --redis redis://..."
+            ) from None
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the lock
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+if sys.platform == "win32":  # pragma: no cover - the tests run on Linux
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def dumps(value: Any) -> str:

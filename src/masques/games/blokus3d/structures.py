@@ -15,6 +15,7 @@ from typing import Any
 
 BOARD_SIZE = 10
 MAX_CUSTOM_HEIGHT = 10
+DIGITS = "0123456789"
 
 Grid = tuple[tuple[int, ...], ...]
 """``grid[x][y]``: the height limit of column (x, y) on the 10x10 board."""
@@ -80,7 +81,7 @@ def parse_custom_grid(doc: Any) -> Structure:
     """
     if not isinstance(doc, dict):
         raise StructureError("a custom structure is an object with 'heights' (and optional 'name')")
-    unknown = sorted(set(doc) - {"name", "heights"})
+    unknown = sorted(map(str, set(doc) - {"name", "heights"}))
     if unknown:
         raise StructureError(f"unknown key(s) {', '.join(unknown)}: allowed are name, heights")
     name = doc.get("name", "Custom")
@@ -96,9 +97,10 @@ def parse_custom_grid(doc: Any) -> Structure:
         cells: list[int] = []
         if isinstance(row, str):
             for ch in row.strip():
-                if not ch.isdigit():
+                # ASCII digits only: str.isdigit() also accepts "²" or "٣", which int() refuses
+                if ch not in DIGITS:
                     raise StructureError(f"row {r}: {ch!r} is not a digit 0-9")
-                cells.append(int(ch))
+                cells.append(DIGITS.index(ch))
         elif isinstance(row, list):
             for c, value in enumerate(row, start=1):
                 if isinstance(value, bool) or not isinstance(value, int):

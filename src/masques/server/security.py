@@ -1,0 +1,129 @@
+"""What the server does to be a safe web page: security headers on every response, and display names
+without invisible or text-reordering characters.
+
+The Content-Security-Policy fits the built client (``web/``): its scripts and stylesheet come from
+``/assets``, it builds its DOM, SVG and three.js canvas in script, sets inline styles and ``<style>``
+elements from script (hence ``'unsafe-inline'`` for styles only), and talks to the same host over
+fetch and WebSocket.  No ``'unsafe-eval'``, no inline script, no other origin, no framing.  The API
+docs page (``/docs``: Swagger UI from its CDN) gets a policy of its own, which also names the hash of
+its one inline script.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import unicodedata
+
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from pydantic_core import PydanticCustomError
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+APP_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self' data:; connect-src 'self'{ws}; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+"""The pages' policy; ``{ws}`` adds ``ws://`` and ``wss://`` of the request's own host for browsers
+whose ``'self'`` does not cover WebSocket URLs (CSP 3 says it does)."""
+
+SWAGGER_CDN = "https://cdn.jsdelivr.net"
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' {cdn} {hashes}; style-src 'self' {cdn} 'unsafe-inline'; "
+    "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+
+HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+_HOST = re.compile(
+    r"(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}(?::\d{1,5})?"  # a name or IPv4 address
+    r"|\[[0-9A-Fa-f:.]{2,45}\](?::\d{1,5})?"  # an IPv6 address
+)
+"""A Host header that can be written into a policy as it is (a name or address, and a port)."""
+
+
+def app_csp(host: str | None) -> str:
+    if host is not None and _HOST.fullmatch(host):
+        return APP_CSP.format(ws=f" ws://{host} wss://{host}")
+    return APP_CSP.format(ws="")
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP response (a pure ASGI middleware, so WebSockets and
+    streamed responses pass untouched).  A response that sets its own Content-Security-Policy keeps it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HEADERS.items():
+                    headers.setdefault(name, value)
+                headers.setdefault("content-security-policy", app_csp(host))
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def docs_page(openapi_url: str, title: str) -> HTMLResponse:
+    """FastAPI's Swagger UI page, with a policy that lets it load from its CDN and run its inline
+    script (by hash), and nothing else."""
+    page = get_swagger_ui_html(openapi_url=openapi_url, title=title, swagger_ui_parameters=None)
+    html = bytes(page.body).decode("utf-8")
+    scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL)
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode()}'" for s in scripts
+    )
+    csp = DOCS_CSP.format(cdn=SWAGGER_CDN, hashes=hashes)
+    return HTMLResponse(html, headers={"content-security-policy": csp})
+
+
+# -- display names ----------------------------------------------------------------------------------
+
+REFUSED_CATEGORIES = {
+    "Cc": "a control character",
+    "Cf": "an invisible format character",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Cs": "a lone surrogate",
+}
+JOINERS = {"\u200c", "\u200d"}
+"""Zero-width (non-)joiners are format characters that names need: emoji sequences (👩‍💻) and the
+spelling of several scripts (Persian, Indic)."""
+EMOJI_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+"""A flag of a subdivision (🏴 + tag letters + cancel tag); tag characters are refused elsewhere."""
+NAME_RULE = (
+    "display names may not contain control characters, invisible format characters such as bidi "
+    "overrides and isolates, or line and paragraph separators (Unicode categories Cc, Cf, Zl, Zp)"
+)
+
+
+def check_display_name(name: str) -> str:
+    """The name unchanged, or a validation error that names the rule and the first character it
+    breaks.  Such characters could reorder or hide what the lobby and the other players see."""
+    flags = {i for m in EMOJI_TAGS.finditer(name) for i in range(m.start(), m.end())}
+    for position, char in enumerate(name, start=1):
+        category = unicodedata.category(char)
+        if category in REFUSED_CATEGORIES and char not in JOINERS and position - 1 not in flags:
+            what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
+            raise PydanticCustomError(
+                "display_name",
+                "{rule}: character {position} is {what}, {kind}",
+                {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
+            )
+    return name

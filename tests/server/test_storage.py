@@ -1,0 +1,111 @@
+"""Storage durability: SQLite commits with ``synchronous=FULL``, and one server process per SQLite file
+(a second one refuses to start and says to use PostgreSQL); PostgreSQL takes several processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server.storage import DatabaseInUseError, FileOwner, Storage, sqlite_file
+
+
+def test_sqlite_connections_commit_with_synchronous_full_in_wal_mode(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    with storage.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL (NORMAL is 1)
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    storage.engine.dispose()
+
+
+def test_the_lock_file_sits_beside_the_sqlite_file_and_memory_or_postgresql_need_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert sqlite_file("sqlite:///rel.sqlite3") == tmp_path / "rel.sqlite3"
+    assert FileOwner("sqlite:///rel.sqlite3").path == tmp_path / "rel.sqlite3.lock"
+    assert sqlite_file(f"sqlite+pysqlite:///{tmp_path}/b.db") == tmp_path / "b.db"
+    assert sqlite_file(f"sqlite:///file:{tmp_path}/c.db?uri=true") == tmp_path / "c.db"
+    for url in (
+        "sqlite://",
+        "sqlite:///:memory:",
+        "sqlite:///file:mem?mode=memory&uri=true",
+        "postgresql+psycopg://u@127.0.0.1/x",
+    ):
+        assert sqlite_file(url) is None, url
+        first, second = FileOwner(url), FileOwner(url)
+        first.acquire()
+        second.acquire()  # nothing to share: no lock
+        assert not first.held and not second.held
+
+
+def test_one_owner_per_sqlite_file_until_it_releases(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'db' / 'x.sqlite3'}"
+    first, second, other = FileOwner(url), FileOwner(url), FileOwner(f"sqlite:///{tmp_path / 'y.sqlite3'}")
+    first.acquire()
+    first.acquire()  # again by its owner: still held, no error
+    other.acquire()  # another file is another lock
+    with pytest.raises(DatabaseInUseError, match="use PostgreSQL"):
+        second.acquire()
+    assert first.held and not second.held
+    first.release()
+    second.acquire()
+    assert second.held
+    second.release()
+    other.release()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_second_server_on_the_same_database_starts_only_on_postgresql(tmp_path: Path, backend: str) -> None:
+    url = support.fresh_database_url(backend, tmp_path)
+    first = support.ThreadServer(url, bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=first.base_url, timeout=support.TIMEOUT) as api:
+            match = support.create_match(api, "masker", {"players": 2}, ["human", "human"], seed=3)
+        second = support.ThreadServer(url, bot_workers=1)
+        if backend == "sqlite":
+            with pytest.raises(RuntimeError, match="did not start"):
+                second.start()
+            second.stop()
+            assert second.exit_code not in (None, 0), "uvicorn reports the failed start"
+        else:
+            second.start()
+            try:
+                with httpx.Client(base_url=second.base_url, timeout=support.TIMEOUT) as api:
+                    assert support.summary(api, match["id"])["id"] == match["id"]
+            finally:
+                second.stop()
+        with httpx.Client(base_url=first.base_url, timeout=support.TIMEOUT) as api:
+            assert support.summary(api, match["id"])["status"] == "open"  # the first serves on
+    finally:
+        first.stop()
+    # once the first has stopped, a server starts on the same file (the lock went with it)
+    third = support.ThreadServer(url, bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=third.base_url, timeout=support.TIMEOUT) as api:
+            assert support.summary(api, match["id"])["id"] == match["id"]
+    finally:
+        third.stop()
+
+
+def test_masques_serve_refuses_a_sqlite_file_another_process_serves(tmp_path: Path) -> None:
+    url = support.fresh_database_url("sqlite", tmp_path)
+    first = support.ServerProcess(url, support.free_port(), tmp_path / "first.log").start()
+    try:
+        port = support.free_port()
+        command = [sys.executable, "-m", "masques.cli.main", "serve", "--port", str(port), "--database", url]
+        second = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        assert second.returncode != 0
+        message = second.stderr
+        assert "another masques server is using the SQLite database" in message, message
+        assert "PostgreSQL" in message, message
+        assert "Traceback" not in message, message
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"http://{support.HOST}:{port}/api/games", timeout=2)
+        assert httpx.get(f"{first.base_url}/api/games", timeout=support.TIMEOUT).status_code == 200
+    finally:
+        first.stop()

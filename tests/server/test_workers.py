@@ -1,0 +1,65 @@
+"""SIGTERM on ``masques serve`` while its bots are thinking: the server, its bot workers and the
+multiprocessing helper (the resource tracker) all end within a bounded time, and nothing reports
+leaked semaphores."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import masques_server_support as support
+
+GONE_WITHIN = 30.0
+"""Seconds after SIGTERM by which no process of the server's session may be left."""
+
+
+def session_members(sid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of every live (not zombie) process of session ``sid``, from Linux's /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # it ended meanwhile
+        state, _ppid, _pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+        if int(session) == sid and state != "Z":
+            members.append((int(entry.name), cmdline))
+    return members
+
+
+def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) -> None:
+    url = support.fresh_database_url("sqlite", tmp_path)
+    log = tmp_path / "server.log"
+    server = support.ServerProcess(url, support.free_port(), log, bot_workers=2).start()
+    assert server.proc is not None
+    sid = server.proc.pid  # started in a session of its own
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+            matches = [
+                support.create_match(api, "blokus3d", {}, ["expert"] * 4, seed=seed)["id"] for seed in (1, 2)
+            ]
+            deadline = time.monotonic() + 120
+            while not all(support.summary(api, m)["version"] >= 1 for m in matches):
+                assert time.monotonic() < deadline, "the bots made no move"
+                time.sleep(0.2)
+        workers = [cmd for _, cmd in session_members(sid) if "spawn_main" in cmd]
+        helpers = [cmd for _, cmd in session_members(sid) if "resource_tracker" in cmd]
+        assert len(workers) == 2 and len(helpers) == 1, session_members(sid)
+
+        server.proc.send_signal(signal.SIGTERM)  # both workers are in the middle of an expert's move
+        server.proc.wait(timeout=GONE_WITHIN)
+        deadline = time.monotonic() + GONE_WITHIN
+        while session_members(sid):
+            left = session_members(sid)
+            assert time.monotonic() < deadline, f"still running {GONE_WITHIN} s after SIGTERM: {left}"
+            time.sleep(0.2)
+        output = log.read_text("utf-8", errors="replace")
+        assert "leaked" not in output, output
+        assert "Traceback" not in output, output
+    finally:
+        server.kill()  # whatever a failed run left in the group
