@@ -237,8 +237,12 @@ class Chance(random.Random):
         self._restart(key, int(chunk), int(index))
         self.gauss_next = gauss_next
 
+    def words_read(self) -> int:
+        """How many 32-bit words the stream has given out (what a draw costs, for tests and benchmarks)."""
+        return self._chunk * _WORDS + self._position()
+
     def __repr__(self) -> str:
-        return f"<Chance {self.purpose!r} at word {self._chunk * _WORDS + self._position()}>"
+        return f"<Chance {self.purpose!r} at word {self.words_read()}>"
 
 
 def _legacy_stream(seed: int, purpose: str) -> random.Random:

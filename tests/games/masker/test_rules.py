@@ -19,7 +19,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterator
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -35,6 +35,7 @@ from masques.engine import (
     MalformedActionError,
     load_game,
 )
+from masques.engine.chance import CHANCE_VERSION, Chance, stream
 from masques.games.masker.game import (
     COLOURS,
     RUNNER,
@@ -809,22 +810,27 @@ def test_mk_12_3d_crosses_only_under_the_runner_happens_in_real_play() -> None:
 
 
 # -- MK-13 3D set-up ---------------------------------------------------------------------------------------
-class CountingRandom(random.Random):
-    """random.Random that counts the random numbers drawn (same sequence as random.Random)."""
+class DealRecorder:
+    """Stands for the game's ``stream``: the same streams, each kept so a test can count the 32-bit
+    words the deal read from it."""
 
-    draws = 0
+    def __init__(self) -> None:
+        self.streams: list[random.Random] = []
 
-    def getrandbits(self, k: int) -> int:
-        CountingRandom.draws += 1
-        return super().getrandbits(k)
+    def __call__(self, seed: int, purpose: str, *, version: int = CHANCE_VERSION) -> random.Random:
+        rng = stream(seed, purpose, version=version)
+        self.streams.append(rng)
+        return rng
 
-    def random(self) -> float:
-        CountingRandom.draws += 1
-        return super().random()
+    def words(self) -> int:
+        read = sum(rng.words_read() for rng in self.streams if isinstance(rng, Chance))
+        self.streams.clear()
+        return read
 
 
 def test_mk_13_3d_setup_over_10000_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(masker_module, "random", SimpleNamespace(Random=CountingRandom))
+    recorder = DealRecorder()
+    monkeypatch.setattr(masker_module, "stream", recorder)
     g = game(2, "3d")
     singles: Counter[int] = Counter()
     runner_cells: Counter[int] = Counter()
@@ -833,9 +839,8 @@ def test_mk_13_3d_setup_over_10000_seeds(monkeypatch: pytest.MonkeyPatch) -> Non
     white_tops = 0
     most_draws = 0
     for seed in range(10_000):
-        CountingRandom.draws = 0
         state = g.new_initial_state(seed)
-        most_draws = max(most_draws, CountingRandom.draws)
+        most_draws = max(most_draws, recorder.words())
         stacks = state.stacks
         assert len(stacks) == 9 and all(len(s) == 4 for s in stacks)
         assert Counter(c for s in stacks for c in s) == Counter(MaskerGame.crosses())
@@ -865,15 +870,15 @@ def test_mk_13_3d_setup_over_10000_seeds(monkeypatch: pytest.MonkeyPatch) -> Non
     assert abs(white_tops - expected_white_tops) < 0.05 * expected_white_tops, white_tops
 
 
-def test_mk_13_counting_random_draws_the_same_numbers_as_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The wrapper used above does not change the deal (so the test checks the real set-up)."""
+def test_mk_13_the_recorder_draws_the_same_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorder used above does not change the deal (so the test checks the real set-up)."""
     g = game(3, "3d")
     plain = [g.new_initial_state(seed).serialize() for seed in range(20)]
-    monkeypatch.setattr(masker_module, "random", SimpleNamespace(Random=CountingRandom))
-    CountingRandom.draws = 0
+    recorder = DealRecorder()
+    monkeypatch.setattr(masker_module, "stream", recorder)
     counted = [g.new_initial_state(seed).serialize() for seed in range(20)]
     assert counted == plain
-    assert CountingRandom.draws > 20 * 9  # the wrapper really was used
+    assert recorder.words() > 20 * 9  # the recorder really was used
 
 
 # -- MK-14 3D play ----------------------------------------------------------------------------------------
