@@ -813,6 +813,7 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
     presence = [0] * count
     opened = [False] * count
     closed_early = 0
+    close_codes: Counter[str] = Counter()
     connected_all = asyncio.Event()
     pending = count
     release = asyncio.Event()
@@ -862,8 +863,10 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
                 messages[i] += 1
                 if '"presence"' in raw[:40]:
                     presence[i] += 1
-        except ConnectionClosed:
+        except ConnectionClosed as exc:
             closed_early += 1
+            code = exc.rcvd.code if exc.rcvd is not None else "none"
+            close_codes[f"{code} {exc.rcvd.reason if exc.rcvd is not None else ''}".strip()] += 1
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(), timeout=5.0)
@@ -902,6 +905,7 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
             "presence": [presence[i] for i in range(count) if opened[i]],
             "during_play": during_play,
             "closed_early": closed_early,
+            "close_codes": dict(close_codes),
         }
     )
 
@@ -998,6 +1002,7 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
         "failed_connections": done["failed"],
         "failures": done["failures"],
         "closed_early": done["closed_early"],
+        "close_codes": done["close_codes"],
         "connect_latency": ms(done["connect_latencies"], 0.5, 0.99),
         "played_s": played,
         "game_over": stats.games > 0,
@@ -1025,7 +1030,8 @@ def print_spectators(f: dict[str, Any]) -> None:
         f"  {f['spectators']} spectators ({f['concurrency']} connecting at a time, timeout "
         f"{f['connect_timeout_s']:g} s): {f['connected']} connected, {f['failed_connections']} failed "
         f"{f['failures'] or ''}, in {f['connect_phase_s']:.1f} s; connect latency p50 {c['p50_ms']:.0f} "
-        f"p99 {c['p99_ms']:.0f} max {c['max_ms']:.0f} ms; closed early {f['closed_early']}"
+        f"p99 {c['p99_ms']:.0f} max {c['max_ms']:.0f} ms; closed by the server early {f['closed_early']} "
+        f"{f['close_codes'] or ''}"
     )
     print(
         f"  humans' round trip (ms)  p50 {r['p50_ms']:.1f}   p99 {r['p99_ms']:.1f}   max {r['max_ms']:.1f}"
@@ -1134,13 +1140,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="masques-bench-") as tmp:
         for name in chosen:
             note(f"scenario {name} ...")
+            load_before = os.getloadavg()[0]
             figures["scenarios"][name] = RUNNERS[name](args, source, Path(tmp))
+            # other work on the machine skews every figure: the 1-minute load, before and after
+            figures["scenarios"][name]["loadavg"] = [load_before, os.getloadavg()[0]]
     if args.json:
         print(json.dumps(json_safe(figures), indent=1, allow_nan=False))
         return
     print(line)
     for name in chosen:
         PRINTERS[name](figures["scenarios"][name])
+        before, after = figures["scenarios"][name]["loadavg"]
+        print(f"  machine load (1 min) {before:.1f} at the start, {after:.1f} at the end")
 
 
 if __name__ == "__main__":

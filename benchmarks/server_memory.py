@@ -206,6 +206,7 @@ def main() -> None:
     note(line)
     with tempfile.TemporaryDirectory(prefix="masques-memory-") as tmp:
         database = args.database or f"sqlite:///{Path(tmp) / 'memory.sqlite3'}"
+        load_before = os.getloadavg()[0]
         server = Server(Path(tmp), args.bot_workers, database, source=source, env=ENV)
         try:
             server.wait_ready()
@@ -227,6 +228,7 @@ def main() -> None:
         "seconds": seconds,
         "matches_per_s": progress.finished / seconds if seconds > 0 else float("nan"),
         "finished": progress.finished,
+        "loadavg": [load_before, os.getloadavg()[0]],  # other work on the machine skews the rate
         "refused_429": progress.refused,
         "failed": progress.failed,
         "stuck": progress.stuck,
@@ -250,7 +252,8 @@ def main() -> None:
     print(
         f"{figures['game']}: {progress.finished} matches finished in {seconds:.0f} s "
         f"({figures['matches_per_s']:.1f}/s, {args.concurrency} at a time) on {figures['database']}; "
-        f"refused {progress.refused}, failed {progress.failed}, stuck {progress.stuck}"
+        f"refused {progress.refused}, failed {progress.failed}, stuck {progress.stuck}; machine load "
+        f"(1 min) {figures['loadavg'][0]:.1f} at the start, {figures['loadavg'][1]:.1f} at the end"
     )
     print(f"  {'finished':>8}  {'seconds':>8}  {'server MiB':>10}  {'children MiB':>12}  children")
     for s in samples:
