@@ -19,15 +19,17 @@ message saying it is their turn); a round trip is an action sent -> the sender's
 ``bots``: client B (127.0.0.1) plays Masker 2 players, seats human, hard.  B's wait for the bot runs
   from B's last action of a turn acknowledged (its own updated view) to the view where it is B's
   turn again; p50 / p90 / max over the bot replies (a wait still open at the end is shown apart, and
-  counted as a lower bound in ``wait_with_pending``).  First B alone (after a warm-up that starts the
-  bot pool), then from one second after client A (source address 127.0.0.2, HTTP and WebSocket)
-  starts six all-expert Masker matches, which it keeps going (a finished one is replaced; a refused
-  one, 429, is counted and tried again after its Retry-After).  The loaded/unloaded ratio is the
-  figure (the server's own per-client bot cap stays as configured).
+  counted as a lower bound in ``wait_with_pending``).  Two phases, each on a fresh server after a
+  warm-up in which B plays alone (the bot pool starts): B alone, then B while client A (source
+  address 127.0.0.2, HTTP and WebSocket) keeps six all-expert Masker matches going from a second
+  before the window (a finished one is replaced; a refused one, 429, is counted and tried again
+  after its Retry-After).  The loaded/unloaded ratio is the figure (the server's own per-client bot
+  cap stays as configured).
 ``spectators``: one Masker 2-player match of two scripted humans; 1,000 spectators connect (no token)
-  from a separate client process, with bounded concurrency and a connection timeout, then stay while
-  the humans play the game (to its end, or the duration).  The humans' round trip p50 / p99 / max,
-  failed spectator connections, connect latency and messages received per spectator.
+  from separate client processes (two; no keepalive pings of their own), with bounded concurrency and
+  a connection timeout, then stay while the humans play the game (to its end, or the duration).  The
+  humans' round trip p50 / p99 / max, failed spectator connections, connect latency and messages
+  received per spectator.
 
 Every loop is bounded in count and in time, and only 127.0.0.x is ever contacted.
 """
@@ -573,7 +575,12 @@ async def player_b(base_url: str, ws_url: str, window: tuple[float, float], out:
         for _ in range(MAX_GAMES_PER_TABLE):
             if loop.time() >= window[1]:
                 return
-            match_id, tokens = await new_match(api, ["human", "hard"], MASKER_2P)
+            try:
+                match_id, tokens = await new_match(api, ["human", "hard"], MASKER_2P)
+            except httpx.HTTPStatusError as exc:  # e.g. 429: counted, tried again after Retry-After
+                out.errors[f"create {exc.response.status_code}"] += 1
+                await asyncio.sleep(retry_after(exc.response))
+                continue
             url = f"{ws_url}/ws/matches/{match_id}?token={tokens[0]}"
             try:
                 async with connect(url, max_size=MAX_SIZE, open_timeout=RECV_TIMEOUT) as ws:
@@ -581,6 +588,14 @@ async def player_b(base_url: str, ws_url: str, window: tuple[float, float], out:
                         return
             except (ConnectionClosed, OSError, InvalidHandshake) as exc:
                 out.errors[f"connection: {type(exc).__name__}"] += 1  # a new match
+
+
+def retry_after(response: httpx.Response) -> float:
+    """The response's Retry-After in seconds, within 1..10."""
+    try:
+        return min(max(float(response.headers.get("retry-after", "1")), 1.0), 10.0)
+    except ValueError:
+        return 1.0
 
 
 async def attacker_slot(
@@ -605,11 +620,7 @@ async def attacker_slot(
                 out.first_refused += attempt == 0
             else:
                 out.other_refusals[str(response.status_code)] += 1
-            try:
-                delay = float(response.headers.get("retry-after", "1"))
-            except ValueError:
-                delay = 1.0
-            await asyncio.sleep(min(max(delay, 1.0), 10.0, max(0.0, stop_at - loop.time())))
+            await asyncio.sleep(min(retry_after(response), max(0.0, stop_at - loop.time())))
             continue
         out.accepted += 1
         out.first_accepted += attempt == 0
@@ -654,28 +665,32 @@ async def watch_until_finished(api: httpx.AsyncClient, ws_url: str, match_id: st
 async def run_bots_phase(
     server: Server, duration: float, *, loaded: bool, warmup: float
 ) -> tuple[BotWaits, Attacker | None]:
-    """Alone: B plays for ``warmup + duration`` seconds and the waits that begin after the warm-up
-    count (the server's bot pool has started).  Loaded: A creates its six matches, B arrives a second
-    later, and every wait of B counts (the pool is warm from the first phase)."""
+    """B plays alone for ``warmup`` seconds (the server's bot pool starts), then, when ``loaded``, A
+    starts its six matches; the window opens a second later, and only B's waits that begin in it
+    count."""
     loop = asyncio.get_running_loop()
     b = BotWaits()
-    if not loaded:
-        start = loop.time() + warmup
-        window = (start, start + duration)
-        await asyncio.wait_for(
-            player_b(server.base_url, server.ws_url, window, b), timeout=warmup + duration + 2 * RECV_TIMEOUT
-        )
-        return b, None
-    attacker = Attacker()
+    head = 1.0 if loaded else 0.0  # A's six are created before the window opens
+    start = loop.time() + warmup + head
+    window = (start, start + duration)
+    tasks = [player_b(server.base_url, server.ws_url, window, b)]
+    attacker: Attacker | None = None
+    if loaded:
+        attacker = Attacker()
+        tasks.append(client_a(server, window, warmup, attacker))
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=warmup + head + duration + 2 * RECV_TIMEOUT + 30)
+    return b, attacker
+
+
+async def client_a(server: Server, window: tuple[float, float], delay: float, out: Attacker) -> None:
+    """Client A, from 127.0.0.2: after ``delay`` seconds, six all-expert matches kept going."""
+    await asyncio.sleep(delay)
     transport = httpx.AsyncHTTPTransport(local_address=OTHER_HOST, limits=httpx.Limits(max_connections=20))
     async with httpx.AsyncClient(base_url=server.base_url, timeout=60, transport=transport) as a_api:
-        start = loop.time() + 1.0  # A's six are created before B arrives
-        window = (start, start + duration)
-        tasks = [attacker_slot(i, a_api, server.ws_url, window[1], attacker) for i in range(ATTACKER_MATCHES)]
-        tasks.append(sample_running(attacker, window))
-        tasks.append(player_b(server.base_url, server.ws_url, window, b))
-        await asyncio.wait_for(asyncio.gather(*tasks), timeout=1.0 + duration + 2 * RECV_TIMEOUT + 30)
-    return b, attacker
+        await asyncio.gather(
+            *(attacker_slot(i, a_api, server.ws_url, window[1], out) for i in range(ATTACKER_MATCHES)),
+            sample_running(out, window),
+        )
 
 
 async def sample_running(attacker: Attacker, window: tuple[float, float]) -> None:
@@ -707,23 +722,27 @@ def bot_figures(b: BotWaits, duration: float) -> dict[str, Any]:
 
 
 def scenario_bots(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
-    database = args.database or f"sqlite:///{tmp / 'bots.sqlite3'}"
-    server = Server(tmp, args.bot_workers, database, args.redis, source=source, env=SCENARIO_ENV["bots"])
-    try:
-        server.wait_ready()
-        note(f"  bots: B alone for {args.bots_duration:g} s")
-        alone, _ = asyncio.run(
-            run_bots_phase(server, args.bots_duration, loaded=False, warmup=args.bots_warmup)
-        )
-        note(f"  bots: B with A's {ATTACKER_MATCHES} expert matches for {args.bots_loaded_duration:g} s")
-        loaded, attacker = asyncio.run(
-            run_bots_phase(server, args.bots_loaded_duration, loaded=True, warmup=args.bots_warmup)
-        )
-    finally:
-        server.stop()
+    """Each phase on a fresh server: B's match left unfinished by the first phase must not count
+    against B's own bot cap in the second."""
+    phases: list[tuple[BotWaits, Attacker | None]] = []
+    for loaded, duration in ((False, args.bots_duration), (True, args.bots_loaded_duration)):
+        database = args.database or f"sqlite:///{tmp / f'bots-{int(loaded)}.sqlite3'}"
+        server = Server(tmp, args.bot_workers, database, args.redis, source=source, env=SCENARIO_ENV["bots"])
+        try:
+            server.wait_ready()
+            if loaded:
+                note(f"  bots: B with A's {ATTACKER_MATCHES} expert matches for {duration:g} s")
+            else:
+                note(f"  bots: B alone for {duration:g} s")
+            phases.append(
+                asyncio.run(run_bots_phase(server, duration, loaded=loaded, warmup=args.bots_warmup))
+            )
+        finally:
+            server.stop()
+    (alone, _), (loaded_b, attacker) = phases
     assert attacker is not None
     unloaded_f = bot_figures(alone, args.bots_duration)
-    loaded_f = bot_figures(loaded, args.bots_loaded_duration)
+    loaded_f = bot_figures(loaded_b, args.bots_loaded_duration)
     samples = attacker.running_samples
     loaded_f["attacker"] = {
         "first_accepted": attacker.first_accepted,
@@ -831,7 +850,10 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
             try:
                 async with asyncio.timeout(connect_timeout):
                     ws = await connect(
-                        f"{ws_url}/ws/matches/{match_id}", max_size=MAX_SIZE, open_timeout=None
+                        f"{ws_url}/ws/matches/{match_id}",
+                        max_size=MAX_SIZE,
+                        open_timeout=None,
+                        ping_interval=None,
                     )
             except TimeoutError:
                 failures["timeout"] += 1
@@ -910,6 +932,22 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
     )
 
 
+def merge_fleet_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report from the spectator processes' own: counts and lists added up, the longest time."""
+    merged: dict[str, Any] = {}
+    for report in reports:
+        for key, value in report.items():
+            if key == "connect_seconds":
+                merged[key] = max(merged.get(key, 0.0), value or 0.0)
+            elif isinstance(value, dict):
+                merged[key] = dict(Counter(merged.get(key, {})) + Counter(value))
+            elif isinstance(value, list | int) and not isinstance(value, bool):
+                merged[key] = merged.get(key, type(value)()) + value
+            else:
+                merged[key] = value
+    return merged
+
+
 async def play_spectated_match(
     ws_url: str, match_id: str, tokens: dict[int, str], duration: float
 ) -> tuple[Stats, float]:
@@ -947,7 +985,7 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     results = context.Queue()
-    fleet: multiprocessing.process.BaseProcess | None = None
+    fleets: list[multiprocessing.process.BaseProcess] = []
     max_seconds = args.spectators_duration + 300.0
     try:
         server.wait_ready()
@@ -957,23 +995,21 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
                 return await new_match(api, ["human", "human"], MASKER_2P)
 
         match_id, tokens = asyncio.run(create())
-        fleet = context.Process(
-            target=spectator_fleet,
-            args=(
-                FleetPlan(
-                    server.ws_url,
-                    match_id,
-                    args.spectators,
-                    args.spectator_concurrency,
-                    args.spectator_timeout,
-                    max_seconds,
-                ),
-                stop,
-                results,
-            ),
-        )
-        fleet.start()
-        connected = results.get(timeout=max_seconds + 60)
+        shares = [
+            len(range(i, args.spectators, args.spectator_processes)) for i in range(args.spectator_processes)
+        ]
+        for share in shares:
+            plan = FleetPlan(
+                server.ws_url,
+                match_id,
+                share,
+                max(1, args.spectator_concurrency * share // args.spectators),
+                args.spectator_timeout,
+                max_seconds,
+            )
+            fleets.append(context.Process(target=spectator_fleet, args=(plan, stop, results)))
+            fleets[-1].start()
+        connected = merge_fleet_reports([results.get(timeout=max_seconds + 60) for _ in fleets])
         note(
             f"  spectators: {connected['connected']} connected, {connected['failed']} failed, "
             f"in {connected['connect_seconds']:.1f} s; the humans play"
@@ -982,19 +1018,22 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
             play_spectated_match(server.ws_url, match_id, tokens, args.spectators_duration)
         )
         stop.set()
-        done = results.get(timeout=120)
-        fleet.join(timeout=60)
+        done = merge_fleet_reports([results.get(timeout=120) for _ in fleets])
+        for fleet in fleets:
+            fleet.join(timeout=60)
     finally:
         stop.set()
-        if fleet is not None and fleet.is_alive():
-            fleet.kill()
-            fleet.join(timeout=10)
+        for fleet in fleets:
+            if fleet.is_alive():
+                fleet.kill()
+                fleet.join(timeout=10)
         server.stop()
     received = done["messages"]
     return {
         "game": "masker 2 players 2d, seats human,human (one step a turn, then stop)",
         "spectators": args.spectators,
         "concurrency": args.spectator_concurrency,
+        "client_processes": args.spectator_processes,
         "connect_timeout_s": args.spectator_timeout,
         "open_files_limit": limit,
         "connect_phase_s": connected["connect_seconds"],
@@ -1027,10 +1066,11 @@ def print_spectators(f: dict[str, Any]) -> None:
     r = f["rtt"]
     print(f"spectators: {f['game']}")
     print(
-        f"  {f['spectators']} spectators ({f['concurrency']} connecting at a time, timeout "
+        f"  {f['spectators']} spectators ({f['client_processes']} client processes, {f['concurrency']} "
+        f"connecting at a time, timeout "
         f"{f['connect_timeout_s']:g} s): {f['connected']} connected, {f['failed_connections']} failed "
         f"{f['failures'] or ''}, in {f['connect_phase_s']:.1f} s; connect latency p50 {c['p50_ms']:.0f} "
-        f"p99 {c['p99_ms']:.0f} max {c['max_ms']:.0f} ms; closed by the server early {f['closed_early']} "
+        f"p99 {c['p99_ms']:.0f} max {c['max_ms']:.0f} ms; closed early {f['closed_early']} "
         f"{f['close_codes'] or ''}"
     )
     print(
@@ -1110,6 +1150,9 @@ def main() -> None:
         help="spectators: most seconds of play (default 60)",
     )
     parser.add_argument("--spectator-concurrency", type=int, default=50, help="connections opened at a time")
+    parser.add_argument(
+        "--spectator-processes", type=int, default=2, help="client processes for the spectators (default 2)"
+    )
     parser.add_argument("--spectator-timeout", type=float, default=10.0, help="seconds a connection may take")
     args = parser.parse_args()
     if args.processes > 1 and not (args.redis and args.database.startswith("postgresql")):
@@ -1125,8 +1168,10 @@ def main() -> None:
         parser.error("--bots-duration and --spectators-duration are 0..3600 s, --bots-warmup 0..600 s")
     if not 1 <= args.spectators <= 20000 or not 1 <= args.spectator_concurrency <= 1000:
         parser.error("--spectators is 1..20000 and --spectator-concurrency 1..1000")
-    if not 0 < args.spectator_timeout <= 600:
-        parser.error("--spectator-timeout is 0..600 seconds")
+    if not 0 < args.spectator_timeout <= 600 or not 1 <= args.spectator_processes <= min(16, args.spectators):
+        parser.error(
+            "--spectator-timeout is 0..600 seconds, --spectator-processes 1..16 (and <= --spectators)"
+        )
     source = source_of(args)
     described = source.describe()
     line = (
