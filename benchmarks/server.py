@@ -25,11 +25,11 @@ message saying it is their turn); a round trip is an action sent -> the sender's
   before the window (a finished one is replaced; a refused one, 429, is counted and tried again
   after its Retry-After).  The loaded/unloaded ratio is the figure (the server's own per-client bot
   cap stays as configured).
-``spectators``: one Masker 2-player match of two scripted humans; 1,000 spectators connect (no token)
-  from separate client processes (two; no keepalive pings of their own), with bounded concurrency and
-  a connection timeout, then stay while the humans play the game (to its end, or the duration).  The
-  humans' round trip p50 / p99 / max, failed spectator connections, connect latency and messages
-  received per spectator.
+``spectators``: one Masker 2-player match of two scripted humans, who connect first; then 1,000
+  spectators connect (no token) from separate client processes (two; no keepalive pings of their
+  own), with bounded concurrency and a connection timeout, and stay while the humans play the game
+  (to its end, or the duration).  The humans' round trip p50 / p99 / max, failed spectator
+  connections, connect latency and messages received per spectator.
 
 Every loop is bounded in count and in time, and only 127.0.0.x is ever contacted.
 """
@@ -53,7 +53,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
@@ -75,6 +75,7 @@ MAX_GAMES_PER_TABLE = 1000
 MAX_MESSAGES = 100_000  # per WebSocket session
 MAX_SIZE = 2**22
 OPEN_FILES = 8192
+FLEET_GRACE = 300.0  # seconds the spectators may take to connect, beyond the play's duration
 ATTACKER_MATCHES = 6
 
 BASE_ENV = {"MASQUES_RATE_LIMITS": "off", "MASQUES_MAX_SPECTATORS": "5000"}
@@ -948,32 +949,129 @@ def merge_fleet_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-async def play_spectated_match(
-    ws_url: str, match_id: str, tokens: dict[int, str], duration: float
-) -> tuple[Stats, float]:
-    """The two humans play the game to its end (or the duration); their round trips."""
-    stats = Stats()
+@dataclass
+class Spectated:
+    """The humans' side of the spectators scenario."""
+
+    stats: Stats = field(default_factory=Stats)
+    connected: int = 0
+    lost: int = 0  # humans' connections that dropped
+    played_s: float = 0.0
+
+
+async def spectated_human(
+    ws_url: str,
+    match_id: str,
+    seat: int,
+    token: str,
+    *,
+    out: Spectated,
+    go: asyncio.Event,
+    give_up: float,
+    duration: float,
+) -> None:
+    """One human: connected before the spectators arrive, reading every message all along (a client
+    that stops reading would hold up the server's sends), and playing once ``go`` is set, to the end
+    of the game or ``duration`` seconds."""
     loop = asyncio.get_running_loop()
-    start = loop.time()
-    window = (start, start + duration)
-    rngs = {seat: random.Random(seat) for seat in tokens}
-    await asyncio.gather(
-        *(
-            human(
-                ws_url=ws_url,
-                match_id=match_id,
-                seat=seat,
-                token=token,
-                stats=stats,
-                window=window,
-                rng=rngs[seat],
-                counts=seat == min(tokens),
-                choose=longest_action,
+    rng = random.Random(seat)
+    stats = out.stats
+    async with connect(
+        f"{ws_url}/ws/matches/{match_id}?token={token}", max_size=MAX_SIZE, open_timeout=RECV_TIMEOUT
+    ) as ws:
+        out.connected += 1
+        end: float | None = None
+        latest: dict[str, Any] | None = None
+        acted = -1
+        sent_at: float | None = None
+        sent_version = -1
+        for _ in range(100 * MAX_MESSAGES):
+            now = loop.time()
+            if end is None and go.is_set():
+                end = now + duration
+            if (end is not None and now >= end) or now >= give_up:
+                return
+            # A turn to play: the latest view says so, and the play has begun.
+            if end is not None and latest is not None and latest["your_turn"] and latest["version"] > acted:
+                acted = latest["version"]
+                await asyncio.sleep(THINK)
+                if loop.time() >= end:
+                    return
+                action = longest_action(latest["legal"], rng)
+                sent_at, sent_version = loop.time(), acted
+                await ws.send(json.dumps({"type": "action", "action": action, "version": acted}))
+                continue
+            left = (end if end is not None else give_up) - now
+            try:
+                raw = await asyncio.wait_for(
+                    ws.recv(), timeout=min(left, 0.25 if end is None else RECV_TIMEOUT)
+                )
+            except TimeoutError:
+                if end is not None and loop.time() < end:
+                    stats.timeouts += 1
+                    return
+                continue
+            now = loop.time()
+            message = json.loads(raw)
+            if message["type"] == "error":
+                stats.errors += 1
+                stats.error_codes[str(message.get("code"))] += 1
+                continue
+            if message["type"] != "state" or (latest is not None and message["version"] < latest["version"]):
+                continue
+            latest = message
+            if sent_at is not None and message["version"] > sent_version:
+                stats.round_trips.append(now - sent_at)
+                stats.human_actions += 1
+                sent_at = None
+            if message["to_move"] is None:
+                stats.games += seat == 0
+                return
+
+
+async def run_spectators(
+    args: argparse.Namespace, server: Server, launch: Callable[[str], Awaitable[dict[str, Any]]]
+) -> tuple[Spectated, dict[str, Any]]:
+    """Create the match, connect the humans, let ``launch`` bring the spectators (it returns once they
+    are connected), then play; the humans' figures and the spectators' connect report."""
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as api:
+        match_id, tokens = await new_match(api, ["human", "human"], MASKER_2P)
+    out = Spectated()
+    go = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + args.spectators_duration + FLEET_GRACE
+
+    async def guarded(seat: int, token: str) -> None:
+        try:
+            await spectated_human(
+                server.ws_url,
+                match_id,
+                seat,
+                token,
+                out=out,
+                go=go,
+                give_up=give_up,
+                duration=args.spectators_duration,
             )
-            for seat, token in tokens.items()
-        )
+        except (ConnectionClosed, OSError) as exc:
+            print(f"connection lost: {exc!r}", file=sys.stderr)
+            out.lost += 1
+
+    humans = [asyncio.ensure_future(guarded(seat, token)) for seat, token in tokens.items()]
+    for _ in range(int(RECV_TIMEOUT / 0.05)):
+        if out.connected + out.lost >= len(tokens):
+            break
+        await asyncio.sleep(0.05)
+    connected = await launch(match_id)
+    note(
+        f"  spectators: {connected['connected']} connected, {connected['failed']} failed, "
+        f"in {connected['connect_seconds']:.1f} s; the humans play"
     )
-    return stats, loop.time() - start
+    began = loop.time()
+    go.set()
+    await asyncio.gather(*humans)
+    out.played_s = loop.time() - began
+    return out, connected
 
 
 def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
@@ -986,15 +1084,9 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
     stop = context.Event()
     results = context.Queue()
     fleets: list[multiprocessing.process.BaseProcess] = []
-    max_seconds = args.spectators_duration + 300.0
-    try:
-        server.wait_ready()
+    max_seconds = args.spectators_duration + FLEET_GRACE
 
-        async def create() -> tuple[str, dict[int, str]]:
-            async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as api:
-                return await new_match(api, ["human", "human"], MASKER_2P)
-
-        match_id, tokens = asyncio.run(create())
+    async def launch(match_id: str) -> dict[str, Any]:
         shares = [
             len(range(i, args.spectators, args.spectator_processes)) for i in range(args.spectator_processes)
         ]
@@ -1009,14 +1101,12 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
             )
             fleets.append(context.Process(target=spectator_fleet, args=(plan, stop, results)))
             fleets[-1].start()
-        connected = merge_fleet_reports([results.get(timeout=max_seconds + 60) for _ in fleets])
-        note(
-            f"  spectators: {connected['connected']} connected, {connected['failed']} failed, "
-            f"in {connected['connect_seconds']:.1f} s; the humans play"
-        )
-        stats, played = asyncio.run(
-            play_spectated_match(server.ws_url, match_id, tokens, args.spectators_duration)
-        )
+        reports = [await asyncio.to_thread(results.get, True, max_seconds + 60) for _ in fleets]
+        return merge_fleet_reports(reports)
+
+    try:
+        server.wait_ready()
+        humans, connected = asyncio.run(run_spectators(args, server, launch))
         stop.set()
         done = merge_fleet_reports([results.get(timeout=120) for _ in fleets])
         for fleet in fleets:
@@ -1028,6 +1118,8 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
                 fleet.kill()
                 fleet.join(timeout=10)
         server.stop()
+    stats = humans.stats
+    played = humans.played_s
     received = done["messages"]
     return {
         "game": "masker 2 players 2d, seats human,human (one step a turn, then stop)",
@@ -1050,6 +1142,8 @@ def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> 
         "errors": stats.errors,
         "error_codes": dict(stats.error_codes),
         "timeouts": stats.timeouts,
+        "humans_connected": humans.connected,
+        "humans_lost": humans.lost,
         "messages_per_spectator": {
             "mean": statistics.fmean(received) if received else float("nan"),
             "min": min(received, default=0),
@@ -1076,7 +1170,8 @@ def print_spectators(f: dict[str, Any]) -> None:
     print(
         f"  humans' round trip (ms)  p50 {r['p50_ms']:.1f}   p99 {r['p99_ms']:.1f}   max {r['max_ms']:.1f}"
         f"   ({f['moves']} moves in {f['played_s']:.1f} s, game over: {f['game_over']}; "
-        f"errors {f['errors']}, timeouts {f['timeouts']})"
+        f"errors {f['errors']}, timeouts {f['timeouts']}, humans connected {f['humans_connected']}, "
+        f"lost {f['humans_lost']})"
     )
     print(
         f"  messages per spectator: mean {m['mean']:.1f} (min {m['min']}, max {m['max']}), "
