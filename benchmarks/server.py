@@ -1,18 +1,37 @@
-"""Server load: N concurrent matches over WebSocket on loopback, against a ``masques serve`` subprocess.
+"""Server load scenarios over HTTP and WebSocket on loopback, against a ``masques serve`` subprocess.
 
-Usage: python benchmarks/server.py [--matches 100] [--duration 30] [--bot-workers 0] [--json]
+Usage: python benchmarks/server.py [--scenario matches|bots|spectators|all] [--src CHECKOUT] [--json]
+       [--matches 100] [--duration 30] [--bot-workers N]
+       [--bots-duration 90 --bots-loaded-duration 240] [--spectators 1000] [--spectators-duration 60]
        [--processes 2 --database postgresql+psycopg://... --redis redis://...]
 
-Each match is Masker, 4 players, 2D: seats human, easy, human, easy (two teams, each a scripted
-human and an easy bot).  Each human is a WebSocket client that acts 200 ms after its turn begins (a
-``state`` message saying it is its turn), with a random legal action.  A finished game is replaced
-by a new match at the same table until the time is up.  The server runs on a free port of
-127.0.0.1 with SQLite in a temporary directory.
+Each scenario starts its own server on a free port of 127.0.0.1 (SQLite in a temporary directory
+unless ``--database``), from ``--src CHECKOUT/src`` when given (so one script measures two versions of
+the code; the source file and git commit that ran are printed), with ``MASQUES_RATE_LIMITS=off`` and
+``MASQUES_MAX_SPECTATORS=5000`` so that limits do not spoil what is not being measured (a server
+without such limits ignores them).  Scripted humans act 200 ms after their turn begins (a ``state``
+message saying it is their turn); a round trip is an action sent -> the sender's updated view.
 
-Reported: sustained actions per second over the measurement window (every committed action:
-humans' and bots'), the humans' actions per second, and the round trip of a human action (sent ->
-the sender's updated view received), p50 / p99 / max.  Every loop is bounded in count and in time,
-and only 127.0.0.1 is ever contacted.
+``matches`` (the default): N concurrent matches of Masker, 4 players, 2D, seats human, easy, human,
+  easy; a finished game is replaced at the same table.  Sustained actions/s, the humans' actions/s and
+  their round trip p50 / p99 / max.  (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one
+  address.)
+``bots``: client B (127.0.0.1) plays Masker 2 players, seats human, hard.  B's wait for the bot runs
+  from B's last action of a turn acknowledged (its own updated view) to the view where it is B's
+  turn again; p50 / p90 / max over the bot replies (a wait still open at the end is shown apart, and
+  counted as a lower bound in ``wait_with_pending``).  Two phases, each on a fresh server after a
+  warm-up in which B plays alone (the bot pool starts): B alone, then B while client A (source
+  address 127.0.0.2, HTTP and WebSocket) keeps six all-expert Masker matches going from a second
+  before the window (a finished one is replaced; a refused one, 429, is counted and tried again
+  after its Retry-After).  The loaded/unloaded ratio is the figure (the server's own per-client bot
+  cap stays as configured).
+``spectators``: one Masker 2-player match of two scripted humans, who connect first; then 1,000
+  spectators connect (no token) from separate client processes (two; no keepalive pings of their
+  own), with bounded concurrency and a connection timeout, and stay while the humans play the game
+  (to its end, or the duration).  The humans' round trip p50 / p99 / max, failed spectator
+  connections, connect latency and messages received per spectator.
+
+Every loop is bounded in count and in time, and only 127.0.0.x is ever contacted.
 """
 
 from __future__ import annotations
@@ -21,8 +40,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
+import multiprocessing
 import os
 import random
+import resource
 import signal
 import socket
 import statistics
@@ -30,34 +52,96 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.exceptions import ConnectionClosed
-
-try:
-    from websockets.asyncio.client import connect
-except ImportError:  # websockets < 13
-    from websockets import connect
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 HOST = "127.0.0.1"
+OTHER_HOST = "127.0.0.2"  # client A of the bots scenario: another address for the server
 SEATS = ["human", "easy", "human", "easy"]
 OPTIONS = {"players": 4, "variant": "2d"}
+MASKER_2P = {"players": 2, "variant": "2d"}
+STOP = 36  # Masker's "stop the turn" action id
 THINK = 0.2  # seconds a scripted human waits after its turn begins
 RECV_TIMEOUT = 30.0
 MAX_GAMES_PER_TABLE = 1000
+MAX_MESSAGES = 100_000  # per WebSocket session
+MAX_SIZE = 2**22
+OPEN_FILES = 8192
+FLEET_GRACE = 300.0  # seconds the spectators may take to connect, beyond the play's duration
+ATTACKER_MATCHES = 6
+
+BASE_ENV = {"MASQUES_RATE_LIMITS": "off", "MASQUES_MAX_SPECTATORS": "5000"}
+SCENARIO_ENV = {
+    "matches": {"MASQUES_MAX_BOT_MATCHES": "100000"},
+    "bots": {},  # the per-client bot cap is part of what is measured
+    "spectators": {},
+}
+SCENARIOS = ("matches", "bots", "spectators")
 
 
+# -- the server under test ------------------------------------------------------------------------
 @dataclass
-class Stats:
-    actions: int = 0  # committed actions seen in the window (seat 0's client counts them)
-    human_actions: int = 0
-    round_trips: list[float] = field(default_factory=list)
-    errors: int = 0
-    timeouts: int = 0
-    games: int = 0
+class Source:
+    """Which code the server runs: this interpreter with ``CHECKOUT/src`` first on PYTHONPATH, or
+    whatever ``masques`` the interpreter imports."""
+
+    python: str
+    checkout: Path | None
+
+    def env(self, extra: dict[str, str]) -> dict[str, str]:
+        env = {**os.environ, **BASE_ENV, **extra}
+        if self.checkout is not None:
+            env["PYTHONPATH"] = str(self.checkout / "src")
+        return env
+
+    def describe(self) -> dict[str, Any]:
+        """The ``masques`` package the server will import and the git commit it belongs to; exits if
+        ``--src`` was given but another copy would be imported."""
+        probe = subprocess.run(
+            [
+                self.python,
+                "-c",
+                "import masques, sys; print(masques.__file__); print(sys.version.split()[0])",
+            ],
+            env=self.env({}),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if probe.returncode != 0:
+            raise SystemExit(f"cannot import masques with {self.python}: {probe.stderr.strip()}")
+        module_file, python_version = probe.stdout.split()
+        package = Path(module_file).resolve().parent
+        if self.checkout is not None and not package.is_relative_to((self.checkout / "src").resolve()):
+            raise SystemExit(f"--src {self.checkout}: the server would import {package} instead")
+        root = self.checkout or package
+        commit = _git(root, "rev-parse", "HEAD")
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no", "--", "src")
+        return {
+            "package": str(package),
+            "commit": commit or "unknown",
+            "dirty": bool(dirty),
+            "python": python_version,
+        }
+
+
+def _git(where: Path, *args: str) -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30, check=False
+        )
+        if done.returncode == 0:
+            return done.stdout.strip()
+    return ""
 
 
 def free_port() -> int:
@@ -69,11 +153,22 @@ def free_port() -> int:
 class Server:
     """``masques serve`` on loopback, in its own process group (its bot workers go with it)."""
 
-    def __init__(self, workdir: Path, bot_workers: int, database: str, redis: str | None = None) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        bot_workers: int | None,
+        database: str,
+        redis: str | None = None,
+        *,
+        source: Source | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        source = source or Source(sys.executable, None)
         self.port = free_port()
-        self.log = (workdir / f"server-{self.port}.log").open("wb")
+        self.log_path = workdir / f"server-{self.port}.log"
+        self.log = self.log_path.open("wb")
         command = [
-            sys.executable,
+            source.python,
             "-m",
             "masques.cli.main",
             "serve",
@@ -83,8 +178,7 @@ class Server:
             str(self.port),
             "--database",
             database,
-            "--bot-workers",
-            str(bot_workers),
+            *(["--bot-workers", str(bot_workers)] if bot_workers is not None else []),
             *(["--redis", redis] if redis else []),
         ]
         self.proc = subprocess.Popen(
@@ -93,6 +187,7 @@ class Server:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env=source.env(env or {}),
         )
         self.base_url = f"http://{HOST}:{self.port}"
         self.ws_url = f"ws://{HOST}:{self.port}"
@@ -101,7 +196,8 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise SystemExit(f"masques serve exited with {self.proc.returncode}")
+                tail = self.log_path.read_text(errors="replace")[-2000:]
+                raise SystemExit(f"masques serve exited with {self.proc.returncode}:\n{tail}")
             try:
                 if httpx.get(f"{self.base_url}/api/games", timeout=2).status_code == 200:
                     return
@@ -123,13 +219,60 @@ class Server:
         self.log.close()
 
 
-async def new_match(api: httpx.AsyncClient) -> tuple[str, dict[int, str]]:
-    body = {"game": "masker", "options": OPTIONS, "seats": [{"kind": k} for k in SEATS]}
+def raise_open_files(wanted: int = OPEN_FILES) -> int:
+    """Raise this process's soft limit on open files (children inherit it); returns the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        return target
+    return soft
+
+
+def note(text: str) -> None:
+    """Progress, on stderr (stdout carries the figures)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def json_safe(value: Any) -> Any:
+    """The figures with NaN (no sample) as null, so the output is strict JSON."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def ms(values: list[float], *qs: float) -> dict[str, float]:
+    """p50 / p90 / p99 ... and max of durations in seconds, as milliseconds."""
+    out = {f"p{round(q * 100)}_ms": 1000 * percentile(values, q) for q in qs}
+    out["max_ms"] = 1000 * max(values) if values else float("nan")
+    out["mean_ms"] = 1000 * statistics.fmean(values) if values else float("nan")
+    return out
+
+
+async def new_match(
+    api: httpx.AsyncClient,
+    seats: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[str, dict[int, str]]:
+    """Create a Masker match and join every human seat; the seats' tokens."""
+    seats = seats or SEATS
+    body = {"game": "masker", "options": options or OPTIONS, "seats": [{"kind": k} for k in seats]}
     response = await api.post("/api/matches", json=body)
     response.raise_for_status()
     match_id = response.json()["id"]
     tokens = {}
-    for seat, kind in enumerate(SEATS):
+    for seat, kind in enumerate(seats):
         if kind == "human":
             joined = await api.post(
                 f"/api/matches/{match_id}/join", json={"name": f"bench {seat}", "seat": seat}
@@ -137,6 +280,28 @@ async def new_match(api: httpx.AsyncClient) -> tuple[str, dict[int, str]]:
             joined.raise_for_status()
             tokens[seat] = joined.json()["token"]
     return match_id, tokens
+
+
+def random_action(legal: list[dict[str, Any]], rng: random.Random) -> int:
+    return int(rng.choice(legal)["id"])
+
+
+def longest_action(legal: list[dict[str, Any]], rng: random.Random) -> int:
+    """One step a turn, then stop: the longest Masker game (about 55 actions with two players)."""
+    ids = [int(a["id"]) for a in legal]
+    return STOP if STOP in ids else rng.choice(ids)
+
+
+# -- scenario: matches ----------------------------------------------------------------------------
+@dataclass
+class Stats:
+    actions: int = 0  # committed actions seen in the window (the counting seat's client counts them)
+    human_actions: int = 0
+    round_trips: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_codes: Counter[str] = field(default_factory=Counter)
+    timeouts: int = 0
+    games: int = 0
 
 
 async def human(**kwargs: Any) -> bool:
@@ -158,17 +323,19 @@ async def _session(
     stats: Stats,
     window: tuple[float, float],
     rng: random.Random,
+    counts: bool,
+    choose: Callable[[list[dict[str, Any]], random.Random], int] = random_action,
 ) -> bool:
-    """Play one seat until the game ends (True) or the window closes (False)."""
+    """Play one seat until the game ends (True) or the window closes (False).  The counting seat's
+    client also counts every committed action and finished game."""
     loop = asyncio.get_running_loop()
     start, end = window
-    counts = seat == min(s for s, k in enumerate(SEATS) if k == "human")
-    async with connect(f"{ws_url}/ws/matches/{match_id}?token={token}", max_size=2**22) as ws:
+    async with connect(f"{ws_url}/ws/matches/{match_id}?token={token}", max_size=MAX_SIZE) as ws:
         acted = -1
         last_version: int | None = None
         sent_at: float | None = None
         sent_version = -1
-        for _ in range(100_000):
+        for _ in range(MAX_MESSAGES):
             left = end - loop.time()
             if left <= 0:
                 return False
@@ -182,6 +349,7 @@ async def _session(
             message = json.loads(raw)
             if message["type"] == "error":
                 stats.errors += 1
+                stats.error_codes[str(message.get("code"))] += 1
                 continue
             if message["type"] != "state":
                 continue
@@ -204,7 +372,7 @@ async def _session(
                 await asyncio.sleep(THINK)
                 if loop.time() >= end:
                     return False
-                action = rng.choice(message["legal"])["id"]
+                action = choose(message["legal"], rng)
                 sent_at, sent_version = loop.time(), version
                 await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
     return False
@@ -223,6 +391,7 @@ async def table(
     rng = random.Random(number)
     loop = asyncio.get_running_loop()
     match_id, tokens = first
+    counting = min(tokens)
     for _ in range(MAX_GAMES_PER_TABLE):
         results = await asyncio.gather(
             *(
@@ -234,6 +403,7 @@ async def table(
                     stats=stats,
                     window=window,
                     rng=rng,
+                    counts=seat == counting,
                 )
                 for seat, token in tokens.items()
             )
@@ -243,13 +413,13 @@ async def table(
         match_id, tokens = await new_match(api)
 
 
-async def run(base_url: str, ws_urls: list[str], matches: int, duration: float) -> tuple[Stats, float]:
+async def run_matches(base_url: str, ws_urls: list[str], matches: int, duration: float) -> Stats:
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
         setup = time.perf_counter()
         first = await asyncio.gather(*(new_match(api) for _ in range(matches)))
-        print(f"{matches} matches created and joined in {time.perf_counter() - setup:.1f} s", flush=True)
+        note(f"  {matches} matches created and joined in {time.perf_counter() - setup:.1f} s")
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
         window = (start, start + duration)
@@ -259,76 +429,869 @@ async def run(base_url: str, ws_urls: list[str], matches: int, duration: float) 
                 for i in range(matches)
             )
         )
-    return stats, duration
+    return stats
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--matches", type=int, default=100, help="concurrent matches (default 100)")
-    parser.add_argument("--duration", type=float, default=30.0, help="measurement seconds (default 30)")
-    parser.add_argument("--bot-workers", type=int, default=0, help="server bot processes (0: one per core)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--processes", type=int, default=1, help="server processes (more need --redis)")
-    parser.add_argument("--database", default="", help="SQLAlchemy URL (default: SQLite in a temp dir)")
-    parser.add_argument("--redis", default=None, help="Redis URL for several processes")
-    args = parser.parse_args()
-    if args.processes > 1 and not (args.redis and args.database.startswith("postgresql")):
-        parser.error("several processes need --database postgresql+psycopg://... and --redis redis://...")
-    if not 1 <= args.matches <= 2000 or not 0 < args.duration <= 3600:
-        parser.error("--matches is 1..2000 and --duration 0..3600 seconds")
-    with tempfile.TemporaryDirectory(prefix="masques-bench-") as tmp:
-        database = args.database or f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
-        servers = [Server(Path(tmp), args.bot_workers, database, args.redis) for _ in range(args.processes)]
-        try:
-            for server in servers:
-                server.wait_ready()
-            stats, duration = asyncio.run(
-                run(servers[0].base_url, [s.ws_url for s in servers], args.matches, args.duration)
-            )
-        finally:
-            for server in servers:
-                server.stop()
+def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
+    database = args.database or f"sqlite:///{tmp / 'matches.sqlite3'}"
+    servers = [
+        Server(tmp, args.bot_workers, database, args.redis, source=source, env=SCENARIO_ENV["matches"])
+        for _ in range(args.processes)
+    ]
+    try:
+        for server in servers:
+            server.wait_ready()
+        stats = asyncio.run(
+            run_matches(servers[0].base_url, [s.ws_url for s in servers], args.matches, args.duration)
+        )
+    finally:
+        for server in servers:
+            server.stop()
     rtt = stats.round_trips
-    figures: dict[str, Any] = {
+    duration = args.duration
+    return {
         "matches": args.matches,
         "processes": args.processes,
         "database": database.split(":", 1)[0],
         "duration_s": duration,
-        "cpus": os.cpu_count(),
         "actions_per_s": stats.actions / duration,
         "human_actions_per_s": stats.human_actions / duration,
         "rtt_p50_ms": 1000 * percentile(rtt, 0.50),
         "rtt_p99_ms": 1000 * percentile(rtt, 0.99),
         "rtt_max_ms": 1000 * max(rtt) if rtt else float("nan"),
         "rtt_mean_ms": 1000 * statistics.fmean(rtt) if rtt else float("nan"),
+        "round_trips": len(rtt),
         "games_finished": stats.games,
         "errors": stats.errors,
+        "error_codes": dict(stats.error_codes),
         "timeouts": stats.timeouts,
     }
+
+
+def print_matches(f: dict[str, Any]) -> None:
+    print(
+        f"matches: Masker 4 players 2D (human, easy, human, easy), {f['matches']} concurrent matches, "
+        f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}"
+    )
+    print(f"  actions/s (all seats)    {f['actions_per_s']:10.1f}")
+    print(f"  human actions/s          {f['human_actions_per_s']:10.1f}")
+    print(
+        f"  human round trip (ms)    p50 {f['rtt_p50_ms']:.1f}   p99 {f['rtt_p99_ms']:.1f}"
+        f"   max {f['rtt_max_ms']:.1f}   ({f['round_trips']} actions)"
+    )
+    print(
+        f"  games finished {f['games_finished']}, errors {f['errors']} {f['error_codes'] or ''}, "
+        f"receive timeouts {f['timeouts']}"
+    )
+
+
+# -- scenario: bots -------------------------------------------------------------------------------
+@dataclass
+class BotWaits:
+    waits: list[float] = field(default_factory=list)  # B's last action acknowledged -> B's turn again
+    pending: list[float] = field(default_factory=list)  # waits still open when the window closed
+    round_trips: list[float] = field(default_factory=list)  # B's action sent -> acknowledged
+    moves: int = 0
+    games: int = 0
+    skipped: int = 0  # acknowledgements that arrived already past the bot's move (not measured)
+    errors: Counter[str] = field(default_factory=Counter)
+    timeouts: int = 0
+
+
+@dataclass
+class Attacker:
+    first_accepted: int = 0  # of the first ATTACKER_MATCHES simultaneous creations
+    first_refused: int = 0
+    accepted: int = 0
+    refused: int = 0  # 429
+    other_refusals: Counter[str] = field(default_factory=Counter)
+    finished: int = 0
+    running: int = 0
+    max_running: int = 0
+    running_samples: list[int] = field(default_factory=list)
+
+
+async def play_against_bot(
+    ws: ClientConnection, *, out: BotWaits, window: tuple[float, float], rng: random.Random
+) -> bool:
+    """B's seat until the game ends (True) or the window closes (False)."""
+    loop = asyncio.get_running_loop()
+    start, end = window
+    acted = last_version = sent_version = -1
+    sent_at: float | None = None
+    wait_from: float | None = None
+    for _ in range(MAX_MESSAGES):
+        now = loop.time()
+        if now >= end:
+            if wait_from is not None and wait_from >= start:
+                out.pending.append(now - wait_from)
+            return False
+        try:
+            raw = await asyncio.wait_for(ws.recv(), timeout=min(end - now, RECV_TIMEOUT))
+        except TimeoutError:
+            if loop.time() < end:
+                out.timeouts += 1
+            continue
+        now = loop.time()
+        message = json.loads(raw)
+        if message["type"] == "error":
+            out.errors[str(message.get("code"))] += 1
+            continue
+        if message["type"] != "state" or message["version"] <= last_version:
+            continue
+        version = last_version = message["version"]
+        if sent_at is not None and version > sent_version:
+            if version == sent_version + 1:
+                if sent_at >= start:
+                    out.moves += 1
+                    out.round_trips.append(now - sent_at)
+                if not message["your_turn"] and message["to_move"] is not None:
+                    wait_from = now  # the bot is to move
+            else:
+                out.skipped += 1
+            sent_at = None
+        elif wait_from is not None and message["your_turn"]:
+            if wait_from >= start:
+                out.waits.append(now - wait_from)
+            wait_from = None
+        if message["to_move"] is None:
+            out.games += 1
+            return True
+        if message["your_turn"] and version > acted:
+            acted = version
+            await asyncio.sleep(THINK)
+            if loop.time() >= end:
+                continue
+            action = random_action(message["legal"], rng)
+            sent_at, sent_version = loop.time(), version
+            await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
+    return False
+
+
+async def player_b(base_url: str, ws_url: str, window: tuple[float, float], out: BotWaits) -> None:
+    """Client B: human against a hard bot, a new match after each game, until the window closes."""
+    rng = random.Random(17)
+    loop = asyncio.get_running_loop()
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as api:
+        for _ in range(MAX_GAMES_PER_TABLE):
+            if loop.time() >= window[1]:
+                return
+            try:
+                match_id, tokens = await new_match(api, ["human", "hard"], MASKER_2P)
+            except httpx.HTTPStatusError as exc:  # e.g. 429: counted, tried again after Retry-After
+                out.errors[f"create {exc.response.status_code}"] += 1
+                await asyncio.sleep(retry_after(exc.response))
+                continue
+            url = f"{ws_url}/ws/matches/{match_id}?token={tokens[0]}"
+            try:
+                async with connect(url, max_size=MAX_SIZE, open_timeout=RECV_TIMEOUT) as ws:
+                    if not await play_against_bot(ws, out=out, window=window, rng=rng):
+                        return
+            except (ConnectionClosed, OSError, InvalidHandshake) as exc:
+                out.errors[f"connection: {type(exc).__name__}"] += 1  # a new match
+
+
+def retry_after(response: httpx.Response) -> float:
+    """The response's Retry-After in seconds, within 1..10."""
+    try:
+        return min(max(float(response.headers.get("retry-after", "1")), 1.0), 10.0)
+    except ValueError:
+        return 1.0
+
+
+async def attacker_slot(
+    number: int, api: httpx.AsyncClient, ws_url: str, stop_at: float, out: Attacker
+) -> None:
+    """One of client A's six all-expert matches: created, watched to its end, replaced; a refusal is
+    counted and tried again after its Retry-After (1..10 s)."""
+    loop = asyncio.get_running_loop()
+    body = {"game": "masker", "options": MASKER_2P, "seats": [{"kind": "expert"}, {"kind": "expert"}]}
+    for attempt in range(10_000):
+        if loop.time() >= stop_at:
+            return
+        try:
+            response = await api.post("/api/matches", json=body)
+        except httpx.HTTPError as exc:
+            out.other_refusals[type(exc).__name__] += 1
+            await asyncio.sleep(1.0)
+            continue
+        if response.status_code != 201:
+            if response.status_code == 429:
+                out.refused += 1
+                out.first_refused += attempt == 0
+            else:
+                out.other_refusals[str(response.status_code)] += 1
+            await asyncio.sleep(min(retry_after(response), max(0.0, stop_at - loop.time())))
+            continue
+        out.accepted += 1
+        out.first_accepted += attempt == 0
+        out.running += 1
+        out.max_running = max(out.max_running, out.running)
+        try:
+            await watch_until_finished(api, ws_url, response.json()["id"], stop_at)
+        finally:
+            out.running -= 1
+        if loop.time() < stop_at:
+            out.finished += 1
+
+
+async def watch_until_finished(api: httpx.AsyncClient, ws_url: str, match_id: str, stop_at: float) -> None:
+    """Follow a match as a spectator from A's address; if the WebSocket fails, poll the summary."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(ConnectionClosed, OSError, InvalidHandshake, TimeoutError):
+        async with connect(
+            f"{ws_url}/ws/matches/{match_id}",
+            max_size=MAX_SIZE,
+            open_timeout=RECV_TIMEOUT,
+            local_addr=(OTHER_HOST, 0),
+        ) as ws:
+            for _ in range(MAX_MESSAGES):
+                left = stop_at - loop.time()
+                if left <= 0:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=min(left, 5.0)))
+                    if message.get("type") == "state" and message.get("to_move") is None:
+                        return
+    for _ in range(10_000):
+        if loop.time() >= stop_at:
+            return
+        with contextlib.suppress(httpx.HTTPError):
+            summary = await api.get(f"/api/matches/{match_id}")
+            if summary.status_code != 200 or summary.json().get("status") == "finished":
+                return
+        await asyncio.sleep(1.0)
+
+
+async def run_bots_phase(
+    server: Server, duration: float, *, loaded: bool, warmup: float
+) -> tuple[BotWaits, Attacker | None]:
+    """B plays alone for ``warmup`` seconds (the server's bot pool starts), then, when ``loaded``, A
+    starts its six matches; the window opens a second later, and only B's waits that begin in it
+    count."""
+    loop = asyncio.get_running_loop()
+    b = BotWaits()
+    head = 1.0 if loaded else 0.0  # A's six are created before the window opens
+    start = loop.time() + warmup + head
+    window = (start, start + duration)
+    tasks = [player_b(server.base_url, server.ws_url, window, b)]
+    attacker: Attacker | None = None
+    if loaded:
+        attacker = Attacker()
+        tasks.append(client_a(server, window, warmup, attacker))
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=warmup + head + duration + 2 * RECV_TIMEOUT + 30)
+    return b, attacker
+
+
+async def client_a(server: Server, window: tuple[float, float], delay: float, out: Attacker) -> None:
+    """Client A, from 127.0.0.2: after ``delay`` seconds, six all-expert matches kept going."""
+    await asyncio.sleep(delay)
+    transport = httpx.AsyncHTTPTransport(local_address=OTHER_HOST, limits=httpx.Limits(max_connections=20))
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60, transport=transport) as a_api:
+        await asyncio.gather(
+            *(attacker_slot(i, a_api, server.ws_url, window[1], out) for i in range(ATTACKER_MATCHES)),
+            sample_running(out, window),
+        )
+
+
+async def sample_running(attacker: Attacker, window: tuple[float, float]) -> None:
+    """How many of A's matches run, once a second during the window."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, window[0] - loop.time()))
+    for _ in range(100_000):
+        if loop.time() >= window[1]:
+            return
+        attacker.running_samples.append(attacker.running)
+        await asyncio.sleep(1.0)
+
+
+def bot_figures(b: BotWaits, duration: float) -> dict[str, Any]:
+    return {
+        "duration_s": duration,
+        "bot_replies": len(b.waits),
+        "wait": ms(b.waits, 0.5, 0.9),
+        "pending_at_end_ms": [round(1000 * p, 1) for p in b.pending],
+        # with the waits still open at the end counted as their time so far: lower bounds
+        "wait_with_pending": ms(b.waits + b.pending, 0.5, 0.9),
+        "b_moves": b.moves,
+        "b_round_trip": ms(b.round_trips, 0.5, 0.99),
+        "b_games_finished": b.games,
+        "skipped": b.skipped,
+        "errors": dict(b.errors),
+        "timeouts": b.timeouts,
+    }
+
+
+def scenario_bots(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
+    """Each phase on a fresh server: B's match left unfinished by the first phase must not count
+    against B's own bot cap in the second."""
+    phases: list[tuple[BotWaits, Attacker | None]] = []
+    for loaded, duration in ((False, args.bots_duration), (True, args.bots_loaded_duration)):
+        database = args.database or f"sqlite:///{tmp / f'bots-{int(loaded)}.sqlite3'}"
+        server = Server(tmp, args.bot_workers, database, args.redis, source=source, env=SCENARIO_ENV["bots"])
+        try:
+            server.wait_ready()
+            if loaded:
+                note(f"  bots: B with A's {ATTACKER_MATCHES} expert matches for {duration:g} s")
+            else:
+                note(f"  bots: B alone for {duration:g} s")
+            phases.append(
+                asyncio.run(run_bots_phase(server, duration, loaded=loaded, warmup=args.bots_warmup))
+            )
+        finally:
+            server.stop()
+    (alone, _), (loaded_b, attacker) = phases
+    assert attacker is not None
+    unloaded_f = bot_figures(alone, args.bots_duration)
+    loaded_f = bot_figures(loaded_b, args.bots_loaded_duration)
+    samples = attacker.running_samples
+    loaded_f["attacker"] = {
+        "first_accepted": attacker.first_accepted,
+        "first_refused_429": attacker.first_refused,
+        "accepted": attacker.accepted,
+        "refused_429": attacker.refused,
+        "other_refusals": dict(attacker.other_refusals),
+        "finished": attacker.finished,
+        "max_running": attacker.max_running,
+        "mean_running": statistics.fmean(samples) if samples else float("nan"),
+    }
+
+    def ratio(key: str, which: str = "wait") -> float:
+        alone_ms, loaded_ms = unloaded_f[which][key], loaded_f[which][key]
+        return float(loaded_ms / alone_ms) if alone_ms > 0 else float("nan")  # nan stays nan
+
+    return {
+        "game": "masker 2 players 2d, seats human,hard (B); A: expert,expert x6",
+        "bot_workers": args.bot_workers if args.bot_workers is not None else "server default",
+        "unloaded": unloaded_f,
+        "loaded": loaded_f,
+        "ratio_p50": ratio("p50_ms"),
+        "ratio_p90": ratio("p90_ms"),
+        "ratio_mean": ratio("mean_ms"),
+        "ratio_p50_with_pending": ratio("p50_ms", "wait_with_pending"),
+    }
+
+
+def print_bots(f: dict[str, Any]) -> None:
+    print(f"bots: {f['game']}, bot workers: {f['bot_workers']}")
+    for name in ("unloaded", "loaded"):
+        p = f[name]
+        w = p["wait"]
+        print(
+            f"  {name:9} B's wait for the bot (ms)  p50 {w['p50_ms']:.0f}   p90 {w['p90_ms']:.0f}"
+            f"   max {w['max_ms']:.0f}   mean {w['mean_ms']:.0f}   ({p['bot_replies']} replies, "
+            f"{p['b_moves']} moves of B in {p['duration_s']:g} s)"
+        )
+        if p["pending_at_end_ms"]:
+            v = p["wait_with_pending"]
+            print(
+                f"            still waiting at the end: {p['pending_at_end_ms']} ms; with these as lower "
+                f"bounds p50 {v['p50_ms']:.0f}   p90 {v['p90_ms']:.0f}   max {v['max_ms']:.0f}"
+            )
+        if p["errors"] or p["timeouts"] or p["skipped"]:
+            print(f"            errors {p['errors']}, timeouts {p['timeouts']}, skipped {p['skipped']}")
+    a = f["loaded"]["attacker"]
+    print(
+        f"  A (127.0.0.2): {a['first_accepted']} of {ATTACKER_MATCHES} first matches accepted "
+        f"({a['first_refused_429']} refused with 429); over the run {a['accepted']} accepted, "
+        f"{a['refused_429']} refused (429), other {a['other_refusals'] or 0}, {a['finished']} finished, "
+        f"running max {a['max_running']}, mean {a['mean_running']:.1f}"
+    )
+    print(
+        f"  loaded/unloaded: p50 {f['ratio_p50']:.2f}x   p90 {f['ratio_p90']:.2f}x   "
+        f"mean {f['ratio_mean']:.2f}x   p50 with the open waits {f['ratio_p50_with_pending']:.2f}x   "
+        "(target: under 2x)"
+    )
+
+
+# -- scenario: spectators -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FleetPlan:
+    ws_url: str
+    match_id: str
+    count: int
+    concurrency: int  # connections opened at a time
+    connect_timeout: float
+    max_seconds: float  # the longest the fleet stays, whatever happens
+
+
+def spectator_fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
+    """Runs in its own process (so 1,000 sockets do not slow the players' client): connects the
+    spectators, reports ``connected``, keeps them until ``stop`` is set, then reports the counts."""
+    raise_open_files(plan.count + 256)
+    asyncio.run(_fleet(plan, stop, results))
+
+
+async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
+    ws_url, match_id, count = plan.ws_url, plan.match_id, plan.count
+    connect_timeout, max_seconds = plan.connect_timeout, plan.max_seconds
+    loop = asyncio.get_running_loop()
+    gate = asyncio.Semaphore(plan.concurrency)
+    failures: Counter[str] = Counter()
+    latencies: list[float] = []
+    messages = [0] * count
+    presence = [0] * count
+    opened = [False] * count
+    closed_early = 0
+    close_codes: Counter[str] = Counter()
+    connected_all = asyncio.Event()
+    pending = count
+    release = asyncio.Event()
+
+    def attempt_done() -> None:
+        nonlocal pending
+        pending -= 1
+        if pending == 0:
+            connected_all.set()
+
+    async def spectator(i: int) -> None:
+        nonlocal closed_early
+        async with gate:
+            began = loop.time()
+            try:
+                async with asyncio.timeout(connect_timeout):
+                    ws = await connect(
+                        f"{ws_url}/ws/matches/{match_id}",
+                        max_size=MAX_SIZE,
+                        open_timeout=None,
+                        ping_interval=None,
+                    )
+            except TimeoutError:
+                failures["timeout"] += 1
+                attempt_done()
+                return
+            except InvalidStatus as exc:
+                failures[f"http {exc.response.status_code}"] += 1
+                attempt_done()
+                return
+            except (OSError, InvalidHandshake) as exc:
+                failures[type(exc).__name__] += 1
+                attempt_done()
+                return
+            latencies.append(loop.time() - began)
+            opened[i] = True
+        attempt_done()
+        try:
+            for _ in range(10 * MAX_MESSAGES):
+                receive = asyncio.ensure_future(ws.recv())
+                stopping = asyncio.ensure_future(release.wait())
+                done, _ = await asyncio.wait({receive, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if receive not in done:
+                    receive.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+                        await receive
+                    return
+                stopping.cancel()
+                raw = receive.result()
+                messages[i] += 1
+                if '"presence"' in raw[:40]:
+                    presence[i] += 1
+        except ConnectionClosed as exc:
+            closed_early += 1
+            code = exc.rcvd.code if exc.rcvd is not None else "none"
+            close_codes[f"{code} {exc.rcvd.reason if exc.rcvd is not None else ''}".strip()] += 1
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), timeout=5.0)
+
+    began = loop.time()
+    tasks = [asyncio.ensure_future(spectator(i)) for i in range(count)]
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(connected_all.wait(), timeout=max_seconds)
+    at_connect = list(messages)
+    results.put(
+        {
+            "phase": "connected",
+            "connect_seconds": loop.time() - began,
+            "connected": len(latencies),
+            "failed": sum(failures.values()),
+        }
+    )
+    for _ in range(int(max_seconds * 10)):
+        if stop.is_set():
+            break
+        await asyncio.sleep(0.1)
+    release.set()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=30.0)
+    received = [messages[i] for i in range(count) if opened[i]]
+    during_play = [messages[i] - at_connect[i] for i in range(count) if opened[i]]
+    results.put(
+        {
+            "phase": "done",
+            "connect_seconds": None,
+            "connected": len(latencies),
+            "failed": sum(failures.values()),
+            "failures": dict(failures),
+            "connect_latencies": latencies,
+            "messages": received,
+            "presence": [presence[i] for i in range(count) if opened[i]],
+            "during_play": during_play,
+            "closed_early": closed_early,
+            "close_codes": dict(close_codes),
+        }
+    )
+
+
+def merge_fleet_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report from the spectator processes' own: counts and lists added up, the longest time."""
+    merged: dict[str, Any] = {}
+    for report in reports:
+        for key, value in report.items():
+            if key == "connect_seconds":
+                merged[key] = max(merged.get(key, 0.0), value or 0.0)
+            elif isinstance(value, dict):
+                merged[key] = dict(Counter(merged.get(key, {})) + Counter(value))
+            elif isinstance(value, list | int) and not isinstance(value, bool):
+                merged[key] = merged.get(key, type(value)()) + value
+            else:
+                merged[key] = value
+    return merged
+
+
+@dataclass
+class Spectated:
+    """The humans' side of the spectators scenario."""
+
+    stats: Stats = field(default_factory=Stats)
+    connected: int = 0
+    lost: int = 0  # humans' connections that dropped
+    played_s: float = 0.0
+
+
+async def spectated_human(
+    ws_url: str,
+    match_id: str,
+    seat: int,
+    token: str,
+    *,
+    out: Spectated,
+    go: asyncio.Event,
+    give_up: float,
+    duration: float,
+) -> None:
+    """One human: connected before the spectators arrive, reading every message all along (a client
+    that stops reading would hold up the server's sends), and playing once ``go`` is set, to the end
+    of the game or ``duration`` seconds."""
+    loop = asyncio.get_running_loop()
+    rng = random.Random(seat)
+    stats = out.stats
+    async with connect(
+        f"{ws_url}/ws/matches/{match_id}?token={token}", max_size=MAX_SIZE, open_timeout=RECV_TIMEOUT
+    ) as ws:
+        out.connected += 1
+        end: float | None = None
+        latest: dict[str, Any] | None = None
+        acted = -1
+        sent_at: float | None = None
+        sent_version = -1
+        for _ in range(100 * MAX_MESSAGES):
+            now = loop.time()
+            if end is None and go.is_set():
+                end = now + duration
+            if (end is not None and now >= end) or now >= give_up:
+                return
+            # A turn to play: the latest view says so, and the play has begun.
+            if end is not None and latest is not None and latest["your_turn"] and latest["version"] > acted:
+                acted = latest["version"]
+                await asyncio.sleep(THINK)
+                if loop.time() >= end:
+                    return
+                action = longest_action(latest["legal"], rng)
+                sent_at, sent_version = loop.time(), acted
+                await ws.send(json.dumps({"type": "action", "action": action, "version": acted}))
+                continue
+            left = (end if end is not None else give_up) - now
+            try:
+                raw = await asyncio.wait_for(
+                    ws.recv(), timeout=min(left, 0.25 if end is None else RECV_TIMEOUT)
+                )
+            except TimeoutError:
+                if end is not None and loop.time() < end:
+                    stats.timeouts += 1
+                    return
+                continue
+            now = loop.time()
+            message = json.loads(raw)
+            if message["type"] == "error":
+                stats.errors += 1
+                stats.error_codes[str(message.get("code"))] += 1
+                continue
+            if message["type"] != "state" or (latest is not None and message["version"] < latest["version"]):
+                continue
+            latest = message
+            if sent_at is not None and message["version"] > sent_version:
+                stats.round_trips.append(now - sent_at)
+                stats.human_actions += 1
+                sent_at = None
+            if message["to_move"] is None:
+                stats.games += seat == 0
+                return
+
+
+async def run_spectators(
+    args: argparse.Namespace, server: Server, launch: Callable[[str], Awaitable[dict[str, Any]]]
+) -> tuple[Spectated, dict[str, Any]]:
+    """Create the match, connect the humans, let ``launch`` bring the spectators (it returns once they
+    are connected), then play; the humans' figures and the spectators' connect report."""
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as api:
+        match_id, tokens = await new_match(api, ["human", "human"], MASKER_2P)
+    out = Spectated()
+    go = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + args.spectators_duration + FLEET_GRACE
+
+    async def guarded(seat: int, token: str) -> None:
+        try:
+            await spectated_human(
+                server.ws_url,
+                match_id,
+                seat,
+                token,
+                out=out,
+                go=go,
+                give_up=give_up,
+                duration=args.spectators_duration,
+            )
+        except (ConnectionClosed, OSError) as exc:
+            print(f"connection lost: {exc!r}", file=sys.stderr)
+            out.lost += 1
+
+    humans = [asyncio.ensure_future(guarded(seat, token)) for seat, token in tokens.items()]
+    for _ in range(int(RECV_TIMEOUT / 0.05)):
+        if out.connected + out.lost >= len(tokens):
+            break
+        await asyncio.sleep(0.05)
+    connected = await launch(match_id)
+    note(
+        f"  spectators: {connected['connected']} connected, {connected['failed']} failed, "
+        f"in {connected['connect_seconds']:.1f} s; the humans play"
+    )
+    began = loop.time()
+    go.set()
+    await asyncio.gather(*humans)
+    out.played_s = loop.time() - began
+    return out, connected
+
+
+def scenario_spectators(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
+    limit = raise_open_files(args.spectators + 1024)  # the server inherits it
+    database = args.database or f"sqlite:///{tmp / 'spectators.sqlite3'}"
+    server = Server(
+        tmp, args.bot_workers, database, args.redis, source=source, env=SCENARIO_ENV["spectators"]
+    )
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    results = context.Queue()
+    fleets: list[multiprocessing.process.BaseProcess] = []
+    max_seconds = args.spectators_duration + FLEET_GRACE
+
+    async def launch(match_id: str) -> dict[str, Any]:
+        shares = [
+            len(range(i, args.spectators, args.spectator_processes)) for i in range(args.spectator_processes)
+        ]
+        for share in shares:
+            plan = FleetPlan(
+                server.ws_url,
+                match_id,
+                share,
+                max(1, args.spectator_concurrency * share // args.spectators),
+                args.spectator_timeout,
+                max_seconds,
+            )
+            fleets.append(context.Process(target=spectator_fleet, args=(plan, stop, results)))
+            fleets[-1].start()
+        reports = [await asyncio.to_thread(results.get, True, max_seconds + 60) for _ in fleets]
+        return merge_fleet_reports(reports)
+
+    try:
+        server.wait_ready()
+        humans, connected = asyncio.run(run_spectators(args, server, launch))
+        stop.set()
+        done = merge_fleet_reports([results.get(timeout=120) for _ in fleets])
+        for fleet in fleets:
+            fleet.join(timeout=60)
+    finally:
+        stop.set()
+        for fleet in fleets:
+            if fleet.is_alive():
+                fleet.kill()
+                fleet.join(timeout=10)
+        server.stop()
+    stats = humans.stats
+    played = humans.played_s
+    received = done["messages"]
+    return {
+        "game": "masker 2 players 2d, seats human,human (one step a turn, then stop)",
+        "spectators": args.spectators,
+        "concurrency": args.spectator_concurrency,
+        "client_processes": args.spectator_processes,
+        "connect_timeout_s": args.spectator_timeout,
+        "open_files_limit": limit,
+        "connect_phase_s": connected["connect_seconds"],
+        "connected": done["connected"],
+        "failed_connections": done["failed"],
+        "failures": done["failures"],
+        "closed_early": done["closed_early"],
+        "close_codes": done["close_codes"],
+        "connect_latency": ms(done["connect_latencies"], 0.5, 0.99),
+        "played_s": played,
+        "game_over": stats.games > 0,
+        "moves": stats.human_actions,
+        "rtt": ms(stats.round_trips, 0.5, 0.99),
+        "errors": stats.errors,
+        "error_codes": dict(stats.error_codes),
+        "timeouts": stats.timeouts,
+        "humans_connected": humans.connected,
+        "humans_lost": humans.lost,
+        "messages_per_spectator": {
+            "mean": statistics.fmean(received) if received else float("nan"),
+            "min": min(received, default=0),
+            "max": max(received, default=0),
+            "presence_mean": statistics.fmean(done["presence"]) if received else float("nan"),
+            "during_play_mean": statistics.fmean(done["during_play"]) if received else float("nan"),
+        },
+    }
+
+
+def print_spectators(f: dict[str, Any]) -> None:
+    m = f["messages_per_spectator"]
+    c = f["connect_latency"]
+    r = f["rtt"]
+    print(f"spectators: {f['game']}")
+    print(
+        f"  {f['spectators']} spectators ({f['client_processes']} client processes, {f['concurrency']} "
+        f"connecting at a time, timeout "
+        f"{f['connect_timeout_s']:g} s): {f['connected']} connected, {f['failed_connections']} failed "
+        f"{f['failures'] or ''}, in {f['connect_phase_s']:.1f} s; connect latency p50 {c['p50_ms']:.0f} "
+        f"p99 {c['p99_ms']:.0f} max {c['max_ms']:.0f} ms; closed early {f['closed_early']} "
+        f"{f['close_codes'] or ''}"
+    )
+    print(
+        f"  humans' round trip (ms)  p50 {r['p50_ms']:.1f}   p99 {r['p99_ms']:.1f}   max {r['max_ms']:.1f}"
+        f"   ({f['moves']} moves in {f['played_s']:.1f} s, game over: {f['game_over']}; "
+        f"errors {f['errors']}, timeouts {f['timeouts']}, humans connected {f['humans_connected']}, "
+        f"lost {f['humans_lost']})"
+    )
+    print(
+        f"  messages per spectator: mean {m['mean']:.1f} (min {m['min']}, max {m['max']}), "
+        f"presence {m['presence_mean']:.1f}, while the humans played {m['during_play_mean']:.1f}"
+    )
+    print("  targets: p99 under 50 ms, no failed connection")
+
+
+# -- main -----------------------------------------------------------------------------------------
+RUNNERS: dict[str, Callable[[argparse.Namespace, Source, Path], dict[str, Any]]] = {
+    "matches": scenario_matches,
+    "bots": scenario_bots,
+    "spectators": scenario_spectators,
+}
+PRINTERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "matches": print_matches,
+    "bots": print_bots,
+    "spectators": print_spectators,
+}
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=None,
+        help="run the server from CHECKOUT/src (default: the installed masques)",
+    )
+    parser.add_argument(
+        "--python", default=sys.executable, help="interpreter for the server (default: this one)"
+    )
+
+
+def source_of(args: argparse.Namespace) -> Source:
+    return Source(args.python, args.src.resolve() if args.src is not None else None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="matches")
+    add_source_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--bot-workers", type=int, default=None, help="server bot processes (default: the server's default)"
+    )
+    parser.add_argument("--matches", type=int, default=100, help="matches: concurrent matches (default 100)")
+    parser.add_argument(
+        "--duration", type=float, default=30.0, help="matches: measurement seconds (default 30)"
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="matches: server processes (more need --redis)"
+    )
+    parser.add_argument("--database", default="", help="SQLAlchemy URL (default: SQLite in a temp dir)")
+    parser.add_argument("--redis", default=None, help="Redis URL for several processes")
+    parser.add_argument(
+        "--bots-duration", type=float, default=90.0, help="bots: seconds of B alone (default 90)"
+    )
+    parser.add_argument(
+        "--bots-loaded-duration", type=float, default=240.0, help="bots: seconds of B with A (default 240)"
+    )
+    parser.add_argument(
+        "--bots-warmup", type=float, default=5.0, help="bots: seconds before each phase counts (default 5)"
+    )
+    parser.add_argument("--spectators", type=int, default=1000, help="spectators: how many (default 1000)")
+    parser.add_argument(
+        "--spectators-duration",
+        type=float,
+        default=60.0,
+        help="spectators: most seconds of play (default 60)",
+    )
+    parser.add_argument("--spectator-concurrency", type=int, default=50, help="connections opened at a time")
+    parser.add_argument(
+        "--spectator-processes", type=int, default=2, help="client processes for the spectators (default 2)"
+    )
+    parser.add_argument("--spectator-timeout", type=float, default=10.0, help="seconds a connection may take")
+    args = parser.parse_args()
+    if args.processes > 1 and not (args.redis and args.database.startswith("postgresql")):
+        parser.error("several processes need --database postgresql+psycopg://... and --redis redis://...")
+    if not 1 <= args.matches <= 2000 or not 0 < args.duration <= 3600:
+        parser.error("--matches is 1..2000 and --duration 0..3600 seconds")
+    if (
+        not 0 <= args.bots_warmup <= 600
+        or not 0 < args.bots_duration <= 3600
+        or not 0 < args.bots_loaded_duration <= 3600
+        or not 0 < args.spectators_duration <= 3600
+    ):
+        parser.error("--bots-duration and --spectators-duration are 0..3600 s, --bots-warmup 0..600 s")
+    if not 1 <= args.spectators <= 20000 or not 1 <= args.spectator_concurrency <= 1000:
+        parser.error("--spectators is 1..20000 and --spectator-concurrency 1..1000")
+    if not 0 < args.spectator_timeout <= 600 or not 1 <= args.spectator_processes <= min(16, args.spectators):
+        parser.error(
+            "--spectator-timeout is 0..600 seconds, --spectator-processes 1..16 (and <= --spectators)"
+        )
+    source = source_of(args)
+    described = source.describe()
+    line = (
+        f"server source: {described['package']} (commit {described['commit'][:12]}"
+        f"{', modified' if described['dirty'] else ''}; Python {described['python']}), "
+        f"{os.cpu_count()} CPUs"
+    )
+    note(line)
+    chosen = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    figures: dict[str, Any] = {"source": described, "cpus": os.cpu_count(), "scenarios": {}}
+    with tempfile.TemporaryDirectory(prefix="masques-bench-") as tmp:
+        for name in chosen:
+            note(f"scenario {name} ...")
+            load_before = os.getloadavg()[0]
+            figures["scenarios"][name] = RUNNERS[name](args, source, Path(tmp))
+            # other work on the machine skews every figure: the 1-minute load, before and after
+            figures["scenarios"][name]["loadavg"] = [load_before, os.getloadavg()[0]]
     if args.json:
-        print(json.dumps(figures, indent=1))
+        print(json.dumps(json_safe(figures), indent=1, allow_nan=False))
         return
-    print(
-        f"Masker 4 players 2D (human, easy, human, easy), {args.matches} concurrent matches, "
-        f"{duration:g} s on {figures['cpus']} CPUs, {args.processes} server process(es) "
-        f"on {figures['database']}"
-    )
-    print(f"  actions/s (all seats)    {figures['actions_per_s']:10.1f}")
-    print(f"  human actions/s          {figures['human_actions_per_s']:10.1f}")
-    print(
-        f"  human round trip (ms)    p50 {figures['rtt_p50_ms']:.1f}   p99 {figures['rtt_p99_ms']:.1f}"
-        f"   max {figures['rtt_max_ms']:.1f}   ({len(rtt)} actions)"
-    )
-    print(f"  games finished {stats.games}, errors {stats.errors}, receive timeouts {stats.timeouts}")
+    print(line)
+    for name in chosen:
+        PRINTERS[name](figures["scenarios"][name])
+        before, after = figures["scenarios"][name]["loadavg"]
+        print(f"  machine load (1 min) {before:.1f} at the start, {after:.1f} at the end")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""Smoke runs of the server benchmarks (``benchmarks/server.py``, ``benchmarks/server_memory.py``) with
+tiny sizes, against this checkout's server: every scenario runs end to end and reports its figures.
+The figures themselves are timings and are not asserted; the counts that do not depend on speed are."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(script: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--src", str(ROOT), "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures: dict[str, Any] = json.loads(done.stdout)
+    assert figures["source"]["package"] == str(ROOT / "src" / "masques")
+    return figures
+
+
+@pytest.mark.slow
+def test_every_server_scenario_runs_and_reports() -> None:
+    figures = run(
+        "server.py",
+        *("--scenario", "all", "--matches", "2", "--duration", "1"),
+        *("--bots-warmup", "1", "--bots-duration", "2", "--bots-loaded-duration", "2"),
+        *("--spectators", "20", "--spectators-duration", "2"),
+    )
+    matches = figures["scenarios"]["matches"]
+    assert (matches["matches"], matches["errors"], matches["timeouts"]) == (2, 0, 0)
+
+    bots = figures["scenarios"]["bots"]
+    assert bots["unloaded"]["errors"] == {} and bots["loaded"]["errors"] == {}
+    attacker = bots["loaded"]["attacker"]
+    assert attacker["first_accepted"] + attacker["first_refused_429"] == 6  # A's first six, all answered
+    assert attacker["accepted"] >= attacker["first_accepted"]
+    assert {"p50_ms", "p90_ms", "max_ms"} <= set(bots["loaded"]["wait"])
+
+    spectators = figures["scenarios"]["spectators"]
+    assert (spectators["connected"], spectators["failed_connections"]) == (20, 0)
+    assert spectators["messages_per_spectator"]["min"] >= 1  # at least the view sent on connect
+    assert {"p50_ms", "p99_ms", "max_ms"} <= set(spectators["rtt"])
+
+
+@pytest.mark.slow
+def test_memory_benchmark_samples_the_server_and_its_children() -> None:
+    figures = run("server_memory.py", "--matches", "6", "--concurrency", "3", "--every", "3")
+    assert (figures["finished"], figures["failed"], figures["stuck"]) == (6, 0, 0)
+    assert [s["finished"] for s in figures["samples"]] == [0, 3, 6]
+    last = figures["samples"][-1]
+    assert last["server_mib"] > 0
+    assert "worker" in {child["name"] for child in last["children"]}  # the bot pool has started
