@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import time
 from collections import Counter, deque
@@ -92,9 +94,11 @@ class FairQueue:
         return future
 
     def share(self) -> int:
-        """How many slots one owner may hold while the others wait."""
+        """How many slots one owner may hold: its fair part while others wait, and never the last free
+        slot, so that a client who comes next starts at once instead of behind a long decision."""
         active = set(self.order) | {owner for owner, n in self.running.items() if n}
-        return max(1, self.slots // max(1, len(active)))
+        fair = max(1, self.slots // max(1, len(active)))
+        return fair if self.slots == 1 else min(fair, self.slots - 1)
 
     def _next(self) -> _Queued | None:
         share = self.share()
@@ -207,12 +211,22 @@ def stop_executor(pool: concurrent.futures.Executor) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+WORKER_NICENESS = 10
+"""How much lower the bot workers run than the server process: when the cores are busy, moves,
+views and lobby requests come first and bots think in the time that is left."""
+
+
+def _background() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+
+
 def process_pool(workers: int) -> Callable[[], concurrent.futures.Executor]:
     """A factory of spawn-context process pools (no state inherited from the server process)."""
 
     def make() -> concurrent.futures.Executor:
         return concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_background
         )
 
     return make

@@ -755,9 +755,10 @@ class Registry:
         self.deliver_views(match)
 
     def deliver_views(self, match: LiveMatch) -> None:
-        """Hand every connection its view: one JSON text per seat, queued without waiting."""
+        """Hand every connection its view: one JSON text per seat, queued without waiting, the
+        players' first (their writers then run before a crowd of spectators' do)."""
         texts: dict[int | None, str] = {}
-        for client in list(match.clients):
+        for client in sorted(match.clients, key=lambda c: c.seat is None):
             if client.seat not in texts:
                 texts[client.seat] = json.dumps(match.view(client.seat))
             if not client.deliver(texts[client.seat]):
