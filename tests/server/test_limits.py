@@ -43,8 +43,11 @@ def _body(game: str, seats: list[str], **extra: Any) -> dict[str, Any]:
 
 def _refused_429(response: httpx.Response, code: str = "rate_limited") -> None:
     assert response.status_code == 429, response.text
-    assert response.json()["code"] == code
+    body = response.json()
+    assert body["code"] == code
     assert int(response.headers["retry-after"]) >= 1
+    assert set(body) == {"code", "message", "retry_after"}, "the schema's RetryBody"
+    assert body["retry_after"] == int(response.headers["retry-after"])
 
 
 def _count(server: support.ThreadServer) -> int:

@@ -119,13 +119,16 @@ def test_refusals_are_documented_with_the_error_body_and_429_with_retry_after(ap
     assert '"422"' not in text and "HTTPValidationError" not in text and "ValidationError" not in text
     body = schema["components"]["schemas"]["ErrorBody"]
     assert set(body["properties"]) == {"code", "message"} and set(body["required"]) == {"code", "message"}
+    retry = schema["components"]["schemas"]["RetryBody"]
+    assert set(retry["properties"]) == set(retry["required"]) == {"code", "message", "retry_after"}
     api_operations = 0
     for path, operations in schema["paths"].items():
         for operation in operations.values():
             for status, response in operation["responses"].items():
                 if int(status) >= 400:
                     ref = response["content"]["application/json"]["schema"]["$ref"]
-                    assert ref == "#/components/schemas/ErrorBody", (path, status)
+                    body_name = "RetryBody" if status == "429" else "ErrorBody"
+                    assert ref == f"#/components/schemas/{body_name}", (path, status)
                     assert response["description"], (path, status)
             if path.startswith("/api/"):
                 api_operations += 1

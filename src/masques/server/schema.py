@@ -1,6 +1,7 @@
 """The OpenAPI schema says what the routes really answer.
 
-Every refusal is ``{"code", "message"}`` (:class:`ErrorBody`) with 400, 403, 404, 409, 413 or 429;
+Every refusal is ``{"code", "message"}`` (:class:`ErrorBody`; a 429 adds ``retry_after``) with 400,
+403, 404, 409, 413 or 429;
 malformed input is a 400 (the app turns FastAPI's validation errors into it), so FastAPI's 422 and
 its validation-error schemas are taken out.  Every ``/api`` route may answer 429 with a
 ``Retry-After`` header (the rate limits).
@@ -23,6 +24,12 @@ class ErrorBody(BaseModel):
     message: str = Field(description="what was wrong, in words")
 
 
+class RetryBody(ErrorBody):
+    """A 429: the error, and when to try again."""
+
+    retry_after: int = Field(description="seconds to wait before trying again (as Retry-After)")
+
+
 WHY = {
     400: "Malformed request: a field, option, query or header is missing, of the wrong type or out of range",
     403: "Not allowed: the token holds no seat here, or a seed was chosen for a match with people",
@@ -39,7 +46,7 @@ TOO_MANY = {
             "schema": {"type": "integer", "minimum": 0},
         }
     },
-    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RetryBody"}}},
 }
 
 
@@ -62,6 +69,7 @@ def documented_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
         )
         schemas = schema.setdefault("components", {}).setdefault("schemas", {})
         schemas.setdefault("ErrorBody", ErrorBody.model_json_schema())
+        schemas.setdefault("RetryBody", RetryBody.model_json_schema())
         for path, operations in schema.get("paths", {}).items():
             for operation in operations.values():
                 responses = operation.setdefault("responses", {})
