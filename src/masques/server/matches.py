@@ -662,6 +662,8 @@ class Registry:
         if match.chance == LEGACY_CHANCE:
             factor = 7919 if purpose == "clock" else 1_000_003
             return random.Random((match.seed * factor + version) % (2**31))
+        if match.seeded:  # a practice deal replays whole: the same moves meet the same bot replies
+            return Chance(match.seed, f"server/{purpose}/{seat}/{version}")
         return match.secret_stream(f"{purpose}/{seat}/{version}")
 
     async def _decide(self, match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
