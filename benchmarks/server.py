@@ -868,6 +868,10 @@ async def _fleet(plan: FleetPlan, stop: EventType, results: Any) -> None:
                 failures[type(exc).__name__] += 1
                 attempt_done()
                 return
+            # As the browser does: the first message says who this is (a spectator). A server from
+            # before the hello answers it with an error message, which is counted and ignored.
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send('{"type": "hello"}')
             latencies.append(loop.time() - began)
             opened[i] = True
         attempt_done()
