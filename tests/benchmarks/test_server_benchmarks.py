@@ -60,4 +60,6 @@ def test_memory_benchmark_samples_the_server_and_its_children() -> None:
     assert [s["finished"] for s in figures["samples"]] == [0, 3, 6]
     last = figures["samples"][-1]
     assert last["server_mib"] > 0
-    assert "worker" in {child["name"] for child in last["children"]}  # the bot pool has started
+    # every child is sampled (random bots decide in the server itself, so no worker need have started)
+    assert last["children"] and all(child["mib"] > 0 for child in last["children"])
+    assert {child["name"] for child in last["children"]} <= {"worker", "resource tracker"}
