@@ -39,9 +39,15 @@ def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) ->
     assert server.proc is not None
     sid = server.proc.pid  # started in a session of its own
     try:
-        with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        # two clients (two addresses): one client's bots may hold only one of the two worker slots
+        other = httpx.HTTPTransport(local_address="127.0.0.2")
+        with (
+            httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
+            httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT, transport=other) as api_b,
+        ):
             matches = [
-                support.create_match(api, "blokus3d", {}, ["expert"] * 4, seed=seed)["id"] for seed in (1, 2)
+                support.create_match(client, "blokus3d", {}, ["expert"] * 4, seed=seed)["id"]
+                for client, seed in ((api, 1), (api_b, 2))
             ]
             deadline = time.monotonic() + 120
             while not all(support.summary(api, m)["version"] >= 1 for m in matches):
