@@ -1209,6 +1209,15 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def source_line(described: dict[str, Any]) -> str:
+    """The line that says which code the measured server ran."""
+    return (
+        f"server source: {described['package']} (commit {described['commit'][:12]}"
+        f"{', modified' if described['dirty'] else ''}; Python {described['python']}), "
+        f"{os.cpu_count()} CPUs"
+    )
+
+
 def source_of(args: argparse.Namespace) -> Source:
     return Source(args.python, args.src.resolve() if args.src is not None else None)
 
@@ -1273,11 +1282,7 @@ def main() -> None:
         )
     source = source_of(args)
     described = source.describe()
-    line = (
-        f"server source: {described['package']} (commit {described['commit'][:12]}"
-        f"{', modified' if described['dirty'] else ''}; Python {described['python']}), "
-        f"{os.cpu_count()} CPUs"
-    )
+    line = source_line(described)
     note(line)
     chosen = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     figures: dict[str, Any] = {"source": described, "cpus": os.cpu_count(), "scenarios": {}}

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from server import MASKER_2P, Server, add_source_arguments, json_safe, note, source_of
+from server import MASKER_2P, Server, add_source_arguments, json_safe, note, source_line, source_of
 
 ENV = {"MASQUES_MAX_BOT_MATCHES": "100000"}
 POLL = 0.1  # seconds between two looks at a running match's summary
@@ -198,11 +198,7 @@ def main() -> None:
     every = args.every or max(1, args.matches // 20)
     source = source_of(args)
     described = source.describe()
-    line = (
-        f"server source: {described['package']} (commit {described['commit'][:12]}"
-        f"{', modified' if described['dirty'] else ''}; Python {described['python']}), "
-        f"{os.cpu_count()} CPUs"
-    )
+    line = source_line(described)
     note(line)
     with tempfile.TemporaryDirectory(prefix="masques-memory-") as tmp:
         database = args.database or f"sqlite:///{Path(tmp) / 'memory.sqlite3'}"
