@@ -26,7 +26,15 @@ from .core import (
     State,
 )
 from .records import GameRecord, redacted_record
-from .registry import UnknownGameError, game_catalogue, game_class, game_names, load_game, register
+from .registry import (
+    UnknownGameError,
+    game_catalogue,
+    game_class,
+    game_names,
+    game_part,
+    load_game,
+    register,
+)
 
 __all__ = [
     "CHANCE_VERSION",
@@ -53,6 +61,7 @@ __all__ = [
     "game_catalogue",
     "game_class",
     "game_names",
+    "game_part",
     "load_game",
     "new_secret",
     "redacted_record",

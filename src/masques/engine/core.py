@@ -132,6 +132,9 @@ class Game(ABC):
     rules_version: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]]
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()
+    parts: ClassVar[Mapping[str, str]] = {}
+    """The game's parts for the upper layers, by kind: ``{"bot": "package.module:ATTRIBUTE"}`` (see
+    :func:`masques.engine.registry.game_part`; a kind left out gets that layer's default)."""
 
     def __init__(self, options: Mapping[str, JSON] | None = None) -> None:
         self.options: dict[str, JSON] = self._validate(dict(options or {}))

@@ -1,16 +1,33 @@
-"""The game registry: every game known to Masques, by name.
+"""The game registry: every game known to Masques, by name, and each game's parts.
 
-Games register themselves here (``masques.games`` imports each game package), so the CLI, the
-conformance kit, records and later layers find games by name without knowing their modules.
+Games register themselves here (``masques.games`` imports each shipped game package; other
+distributions add games through the ``masques.games`` entry point group, each entry naming a
+:class:`Game` subclass), so the CLI, the conformance kit, records and later layers find games by name
+without knowing their modules.
+
+A game's *parts* are what the upper layers need beyond the rules: the bot evaluation and level
+tuning (``"bot"``), the terminal view (``"terminal"``), the RL encoder (``"rl"``), the rules
+figures (``"figures"``)...  A game names them in :attr:`Game.parts` as ``"module:attribute"``
+strings; :func:`game_part` imports one on first use.  The engine never imports a part itself, so
+rules modules stay free of upper layers, and each layer keeps a working default for a game that
+brings no part of its kind.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Mapping
+from importlib.metadata import entry_points
+from typing import Any
 
 from .core import JSON, EngineError, Game
 
+ENTRY_POINT_GROUP = "masques.games"
+"""Installed distributions add games here: ``name = "package.module:GameClass"``."""
+
 _GAMES: dict[str, type[Game]] = {}
+_PARTS: dict[tuple[str, str], Any] = {}
 
 
 class UnknownGameError(EngineError, KeyError):
@@ -25,11 +42,38 @@ def register(game_class: type[Game]) -> type[Game]:
     if game_class.name in _GAMES and _GAMES[game_class.name] is not game_class:
         raise ValueError(f"a different game is already registered as {game_class.name!r}")
     _GAMES[game_class.name] = game_class
+    for key in [k for k in _PARTS if k[0] == game_class.name]:
+        del _PARTS[key]
     return game_class
 
 
+@functools.cache
 def _ensure_loaded() -> None:
     import masques.games  # noqa: F401  (registers the shipped games)
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        loaded = entry.load()
+        if not (isinstance(loaded, type) and issubclass(loaded, Game)):
+            raise TypeError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} is not a Game subclass")
+        register(loaded)
+
+
+def game_part(name: str, kind: str) -> Any | None:
+    """The part ``kind`` of game ``name`` (imported on first use), or None if the game brings none.
+
+    An import error inside a part is not swallowed: a game that names a part must ship it.
+    """
+    cls = game_class(name)
+    key = (name, kind)
+    if key not in _PARTS:
+        where = cls.parts.get(kind)
+        if where is None:
+            _PARTS[key] = None
+        else:
+            module_name, _, attribute = where.partition(":")
+            module = importlib.import_module(module_name)
+            _PARTS[key] = getattr(module, attribute) if attribute else module
+    return _PARTS[key]
 
 
 def game_names() -> list[str]:
