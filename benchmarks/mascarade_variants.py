@@ -18,10 +18,11 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from masques.ai.bots import ENDGAME_LEVELS, Bot, make_bot
-from masques.ai.mascarade_endgame import EndgameBot
+from masques.ai.bots import Bot, make_bot
 from masques.ai.search import GreedyBot
 from masques.engine import JSON, load_game
+from masques.games.mascarade.bot import ENDGAME_LEVELS
+from masques.games.mascarade.endgame import EndgameBot
 
 LEVEL_NAMES = ("random", "greedy", "easy", "medium", "hard", "expert")
 
@@ -30,7 +31,7 @@ def build(variant: str) -> Bot:
     """A level by name, or hard's EndgameBot with some budgets changed."""
     if variant in LEVEL_NAMES:
         return make_bot(variant, "mascarade")
-    budgets = dict(ENDGAME_LEVELS["mascarade"]["hard"])
+    budgets = dict(ENDGAME_LEVELS["hard"])
     for pair in variant.split(","):
         key, _, value = pair.partition("=")
         if key not in budgets:

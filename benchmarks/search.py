@@ -5,7 +5,7 @@ Positions are taken from seeded random games (every few moves), so runs are comp
 the CPU time of this process (``time.process_time``), so other work on the machine inflates them
 less.  ``--levels hard,openspiel`` compares our hard level with OpenSpiel's bot at its simulation
 count (the arena's "equal time per move" comparisons).  Levels that solve endgames instead of
-searching with a fixed iteration count (Mascarade hard and expert, ``ENDGAME_LEVELS``) show how far
+searching with a fixed iteration count (Mascarade hard and expert, its ``ENDGAME_LEVELS``) show how far
 back their rollouts reach (cards left in the pool) and in how many worlds, in place of the iterations.
 """
 
@@ -15,8 +15,8 @@ import argparse
 import random
 import time
 
-from masques.ai import LEVELS, make_bot
-from masques.ai.bots import ENDGAME_LEVELS, OPENSPIEL_SIMULATIONS
+from masques.ai import bot_parts, make_bot
+from masques.ai.parts import DEFAULT_LEVELS
 from masques.engine import game_names, load_game
 
 OPTIONS = {
@@ -63,12 +63,14 @@ def main() -> None:
             for game, seat, history, legal in sample:
                 bot.act(game, seat, history, legal, random.Random(0))
             per_move = (time.process_time() - start) / len(sample)
-            if level in ENDGAME_LEVELS.get(name, {}):
-                budgets = ENDGAME_LEVELS[name][level]
-                label = f"roll<={budgets['rollout_reach']}x{budgets['rollout_samples']}"
-                print(f"{name:<10}{level:<8}{label:>11}{per_move:>9.3f}{'-':>14}")
+            parts = bot_parts(name)
+            if level in parts.special_levels:
+                print(f"{name:<10}{level:<8}{'special':>11}{per_move:>9.3f}{'-':>14}")
                 continue
-            iterations = OPENSPIEL_SIMULATIONS[name] if level == "openspiel" else LEVELS[name][level][0]
+            if level == "openspiel":
+                iterations = parts.openspiel_simulations
+            else:
+                iterations = parts.levels.get(level, DEFAULT_LEVELS[level])[0]
             print(f"{name:<10}{level:<8}{iterations:>11}{per_move:>9.3f}{iterations / per_move:>14,.0f}")
 
 

@@ -20,9 +20,9 @@ extra=""
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}" 2>&1 \
   | grep -v "^WARNING: Location 'file:" || true
 .venv/bin/python -c 'import masques' # fail loudly if the install did not work
-# Compile the bots' Mascarade endgame solver now (numba keeps it in its cache, about 10 s the first
-# time), so the first bot move that needs it, in the server or the arena, does not wait for it.
-.venv/bin/python -c 'from masques.ai.mascarade_endgame import compiled_available; compiled_available()'
+# Compile what the bots compile on first use (the Mascarade endgame solver: numba keeps it in its
+# cache), so the first bot move that needs it, in the server or the arena, does not wait for it.
+.venv/bin/python -c 'from masques.ai.parts import warm_up; warm_up()'
 # The browser client: build web/ into the package (skipped when up to date). Without Node.js the
 # server still runs; its pages then say how to build the client.
 bash scripts/build_web.sh || echo "setup: the web client was not built (see above); the API works without it" >&2

@@ -85,9 +85,9 @@ def test_greedy_plays_by_the_evaluation_it_is_given() -> None:
 
 
 def test_mascarade_endgame_levels_play_by_the_long_view() -> None:
-    from masques.ai.evaluation import mascarade_long_view
+    from masques.games.mascarade.bot import long_view
 
     for kind in ("hard", "expert"):
         bot = make_bot(kind, "mascarade")
-        assert bot.inner.evaluate is mascarade_long_view  # type: ignore[attr-defined]
+        assert bot.inner.evaluate is long_view  # type: ignore[attr-defined]
     assert make_bot("greedy", "mascarade").evaluate is None  # type: ignore[attr-defined]

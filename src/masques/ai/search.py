@@ -4,7 +4,7 @@
   action whose result the game's evaluation likes best.
 * :class:`SearchBot` — single-observer information-set MCTS (SO-ISMCTS): every iteration draws a
   full state from the bot's beliefs (the game's sampler, weighted by what the others' public choices
-  suggest, see ``beliefs``), walks a tree of the
+  suggest, see ``parts.BotParts.sample``), walks a tree of the
   seat's information sets with UCB over the actions legal in that draw (availability counts), runs
   a playout, and backs up each seat's result.  For a perfect-information game (Blokus 3D) the draw is
   always the same state, so this is plain UCT.
@@ -21,12 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import JSON, Game, State
-from . import beliefs
-from .evaluation import EVALUATIONS, PRIORS
+from .parts import bot_parts, sample_world
 
-
-def _determinize(game: Game, seat: int, observations: Sequence[JSON], rng: random.Random) -> State:
-    return beliefs.sample(game, seat, observations, rng)
+_determinize = sample_world
 
 
 class GreedyBot:
@@ -41,7 +38,7 @@ class GreedyBot:
     def __init__(self, samples: int = 12, evaluate: Callable[[State, int], float] | None = None) -> None:
         self.samples = samples
         self.evaluate = evaluate
-        """The evaluation to play by; by default the game's (``EVALUATIONS``)."""
+        """The evaluation to play by; by default the game's (``parts.BotParts.evaluate``)."""
 
     def act(
         self,
@@ -55,7 +52,7 @@ class GreedyBot:
             return legal_actions[0]
         count = self.samples if game.hidden_information else 1
         worlds = [_determinize(game, seat, observations, rng) for _ in range(count)]
-        evaluate = self.evaluate or EVALUATIONS[game.name]
+        evaluate = self.evaluate or bot_parts(game.name).evaluate
         return best_by_evaluation(worlds, legal_actions, seat, evaluate, rng)
 
 
@@ -104,7 +101,7 @@ class SearchBot:
 
     ``playout_depth`` cuts playouts short and scores the position with the game's evaluation (the
     best-evaluated seat wins the playout); 0 plays to the end.  ``policy`` chooses the playout moves
-    (``playouts.POLICIES``); by default they are uniformly random.
+    (``parts.BotParts.policy``); by default they are uniformly random.
     """
 
     def __init__(
@@ -138,7 +135,7 @@ class SearchBot:
         perfect = not game.hidden_information
         base = _determinize(game, seat, observations, rng) if perfect else None
         allowed = set(legal_actions)
-        prior = PRIORS.get(game.name)
+        prior = bot_parts(game.name).priors
         if prior is not None and base is not None and len(legal_actions) > self.root_moves:
             # Too many moves to try them all: search the best-ordered ones only.
             scores = prior(base, list(legal_actions))
@@ -206,7 +203,7 @@ class SearchBot:
     @staticmethod
     def _judge(game: Game, state: State) -> list[float]:
         """Score a cut-off playout: the evaluation turned into shares of a win (a softmax)."""
-        evaluate = EVALUATIONS[game.name]
+        evaluate = bot_parts(game.name).evaluate
         values = [evaluate(state, s) for s in range(game.num_players)]
         top = max(values)
         weights = [math.exp((v - top) / 2.0) for v in values]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_right
+from collections.abc import Mapping
 from itertools import accumulate
 from operator import itemgetter
 from typing import ClassVar
@@ -74,6 +75,9 @@ class Blokus3DGame(Game):
     name = "blokus3d"
     title = "Blokus 3D"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "bot": "masques.games.blokus3d.bot:BOT",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()  # B3-11: perfect information
     option_specs = (
         OptionSpec("players", "int", 4, "number of players (B3-7, B3-8)", (2, 3, 4)),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
@@ -123,6 +123,9 @@ class MascaradeGame(Game):
     name = "mascarade"
     title = "Mascarade"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "bot": "masques.games.mascarade.bot:BOT",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),
         HiddenField("pool", "nobody", "never", "MC-3: the pool's order; everyone sees its size"),

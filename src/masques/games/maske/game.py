@@ -35,7 +35,7 @@ Decisions where the rules are silent, made as a player would expect:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ...engine.chance import CHANCE_VERSION, stream
@@ -107,6 +107,9 @@ class MaskeGame(Game):
     name = "maske"
     title = "Maske"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "bot": "masques.games.maske.bot:BOT",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),
         HiddenField("mask_stack", "nobody", "never", "MS-17: the order of the masks still to lay"),

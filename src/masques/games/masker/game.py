@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from itertools import permutations
 from typing import ClassVar
 
@@ -71,6 +72,9 @@ class MaskerGame(Game):
     name = "masker"
     title = "Masker"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "bot": "masques.games.masker.bot:BOT",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
             "tokens",

@@ -1,6 +1,6 @@
-"""The Mascarade endgame solver against a plain minimax over the engine itself (MC-5 .. MC-8), its
-compiled twin against it (same outcomes, same nodes, same budget failures), and the bot that plays
-from it: it converts forced wins and acts on its seat's observations only."""
+"""The Mascarade endgame solver against a plain minimax over the engine itself (MC-5 .. MC-8), against
+its Python oracle (``endgame_oracle``: same outcomes, same nodes, same budget failures), and the bot
+that plays from it: it converts forced wins and acts on its seat's observations only."""
 
 from __future__ import annotations
 
@@ -11,24 +11,27 @@ from functools import cache
 
 import pytest
 
+from local_modules import load_beside
 from masques.ai import make_bot
-from masques.ai.evaluation import mascarade as mascarade_value
-from masques.ai.mascarade_endgame import (
+from masques.ai.search import GreedyBot, best_by_evaluation
+from masques.engine import load_game
+from masques.games.mascarade.bot import evaluate as mascarade_value
+from masques.games.mascarade.endgame import (
     LOSS,
     TIE,
     WIN,
     EndgameBot,
-    EndgameSolver,
-    compiled_available,
     greedy_move,
     last_move_likelihoods,
     rollout_outcome,
     search,
     solve,
 )
-from masques.ai.search import GreedyBot, best_by_evaluation
-from masques.engine import load_game
 from masques.games.mascarade.game import MascaradeState
+
+oracle = load_beside(__file__, "endgame_oracle.py", "mascarade_endgame_oracle")
+EndgameSolver = oracle.EndgameSolver
+oracle_search = oracle.search
 
 Histories = list[list[object]]
 
@@ -264,15 +267,15 @@ def assert_parity(state: MascaradeState, budget: int = PARITY_BUDGET) -> bool:
     number of nodes, or both give up at node ``budget + 1``; whether the search finished."""
     seat = state.current_player
     actions = state.legal_actions()
-    python, python_nodes = search(state, seat, actions, budget, compiled=False)
-    compiled, compiled_nodes = search(state, seat, actions, budget, compiled=True)
+    python, python_nodes = oracle_search(state, seat, actions, budget)
+    compiled, compiled_nodes = search(state, seat, actions, budget)
     assert compiled == python
     assert compiled_nodes == python_nodes
     return python is not None
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_compiled_solver_searches_as_the_python_one(players: int) -> None:
+def test_the_compiled_solver_searches_as_its_oracle(players: int) -> None:
     """Same outcome for every root action and same node count, so a budget runs out at the same
     node and a bot level plays the same with or without numba (with 3 and 4 players the others play
     together against the seat)."""
@@ -318,20 +321,9 @@ def test_the_compiled_solver_gives_up_at_the_same_node() -> None:
     seat = state.current_player
     actions = state.legal_actions()
     for budget in (0, 1, 7, 100, 1000):
-        assert search(state, seat, actions, budget, compiled=True) == (None, budget + 1)
-        assert search(state, seat, actions, budget, compiled=False) == (None, budget + 1)
-    outcomes, nodes = search(state, seat, actions, 10**6, compiled=False)
+        assert search(state, seat, actions, budget) == (None, budget + 1)
+        assert oracle_search(state, seat, actions, budget) == (None, budget + 1)
+    outcomes, nodes = oracle_search(state, seat, actions, 10**6)
     assert outcomes is not None
-    assert search(state, seat, actions, nodes, compiled=True) == (outcomes, nodes)
-    assert search(state, seat, actions, nodes - 1, compiled=True) == (None, nodes)
-
-
-def test_solve_uses_the_compiled_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    """numba is a dependency, so the bots' ``solve`` never builds the Python solver."""
-    assert compiled_available()
-    state, _ = late_position(2, 4, 0, 10)
-    seat = state.current_player
-    actions = state.legal_actions()
-    expected = search(state, seat, actions, 10**6, compiled=False)[0]
-    monkeypatch.setattr("masques.ai.mascarade_endgame.EndgameSolver", None)
-    assert solve(state, seat, actions, 10**6) == expected
+    assert search(state, seat, actions, nodes) == (outcomes, nodes)
+    assert search(state, seat, actions, nodes - 1) == (None, nodes)

@@ -1,11 +1,11 @@
-"""The Mascarade endgame solver compiled with numba: :class:`~masques.ai.mascarade_endgame.EndgameSolver`
-again, 5 to 13 times faster (``benchmarks/mascarade_endgame.py``), so that the bots can sample more
-worlds, or solve from more cards left in the pool, in the time a player waits.
+"""The Mascarade endgame solver, compiled with numba so that the bots can sample more worlds, or
+solve from more cards left in the pool, in the time a player waits (``benchmarks/mascarade_endgame.py``).
 
-It is the Python solver step for step: the same moves in the same order (cards that fit the fewest
-open squares first, ties in the order the squares were opened), the same memo of proved bounds under
-the same Zobrist keys, the same node count, so the same budget runs out at the same node.  Parity
-tests hold the two together; the Python solver stays the reference and the fallback without numba.
+Its oracle is the same search written plainly in Python, kept with the tests
+(``tests/games/mascarade/endgame_oracle.py``): the same moves in the same order (cards that fit the
+fewest open squares first, ties in the order the squares were opened), the same memo of proved bounds
+under the same Zobrist keys, the same node count, so the same budget runs out at the same node.  The
+move rules come from the game's own tables (``game.COMPATIBLE``, ``game.NEIGHBOURS``).
 
 A position lives in row ``d`` of arrays indexed by depth (the search keeps one row per level, a move
 writes the child into the next row), and the AND-OR recursion runs on an explicit stack over those
@@ -23,8 +23,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from ..games.mascarade.game import COMPATIBLE, HAND, NEIGHBOURS, NUM_CARDS, PASS, SQUARES, MascaradeState
-from .mascarade_endgame import (
+from .endgame import (
     DRAW_KEYS,
     HOLD_KEYS,
     LOSS,
@@ -34,6 +33,7 @@ from .mascarade_endgame import (
     TIE,
     WIN,
 )
+from .game import COMPATIBLE, HAND, NEIGHBOURS, NUM_CARDS, PASS, SQUARES, MascaradeState
 
 F = TypeVar("F", bound=Callable[..., Any])
 U64 = npt.NDArray[np.uint64]
@@ -444,7 +444,7 @@ def solve_compiled(
 def warm_up() -> None:
     """Load (or, the first time on a machine, compile) the solver now, with the argument types every
     later call has."""
-    from ..engine import load_game
+    from ...engine import load_game
 
     state = load_game("mascarade", {"players": 2}).new_initial_state(0)
     assert isinstance(state, MascaradeState)

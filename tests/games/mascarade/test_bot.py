@@ -1,19 +1,13 @@
-"""The greedy bot's per-game evaluations: each term pulls the way its docstring says."""
+"""Mascarade's bot part: each term of the evaluation pulls the way its docstring says."""
 
 from __future__ import annotations
 
 import random
 
-from masques.ai.evaluation import (
-    FLEXIBLE_SQUARES,
-    LONG_VIEW_FLEXIBLE_SQUARES,
-    mascarade,
-    mascarade_long_view,
-    masker,
-)
 from masques.engine import load_game
+from masques.games.mascarade.bot import FLEXIBLE_SQUARES, LONG_VIEW_FLEXIBLE_SQUARES, long_view
+from masques.games.mascarade.bot import evaluate as mascarade
 from masques.games.mascarade.game import MascaradeState
-from masques.games.masker.game import NUM_COLOURS, RUNNER, WHITE, MaskerGame, MaskerState
 
 
 def mid_game(seed: int) -> MascaradeState:
@@ -65,54 +59,7 @@ def test_mascarade_counts_hand_size_first() -> None:
     assert mascarade(bigger, seat) < mascarade(state, seat)
 
 
-def masker_position(*, exposed: bool, mover: int = 1) -> MaskerState:
-    """A 2-player 2D Masker deal with the runner in corner a1 and ``mover`` to play.  Seat 0 holds
-    red (0), seat 1 yellow (1).  With ``exposed`` the runner's neighbour b1 is red; otherwise a red
-    cross far away swaps places with it.  The counts on the board are the same either way."""
-    game = load_game("masker", {"players": 2})
-    assert isinstance(game, MaskerGame)
-    crosses = [c for c in range(NUM_COLOURS) for _ in range(6)] + [WHITE] * 5
-    for code in (2, 3, 0):  # green and blue next to the runner (b1, a2), red in the far corner
-        crosses.remove(code)
-    codes = [RUNNER, 2, *crosses[:4], 3, *crosses[4:], 0]
-    assert len(codes) == 36
-    if exposed:
-        codes[1], codes[35] = codes[35], codes[1]
-    return MaskerState(game, 0, [[code] for code in codes], [0, 1], mover)
-
-
-def test_masker_race_share_rewards_finishing_a_rival_colour() -> None:
-    """MK-10, MK-9: a rival's colour taken off the board is what wins, and the capacity to do it is
-    limited, so a cross of a rival colour that is almost gone is worth more than one of a full colour."""
-    state = masker_position(exposed=False)
-
-    def value(mine: int, rival: int) -> float:
-        probe = state.clone()
-        assert isinstance(probe, MaskerState)
-        probe.on_board[0], probe.on_board[1] = mine, rival
-        return masker(probe, 0)
-
-    assert value(6, 5) > value(6, 6)
-    assert value(5, 6) < value(6, 6)
-    assert value(6, 1) - value(6, 2) > value(6, 5) - value(6, 6)
-
-
-def test_masker_counts_crosses_exposed_to_the_rivals_next_step() -> None:
-    """MK-5: the rival to move can take a cross next to the runner; our colour there is a risk that
-    the same counts far from the runner are not, and on our own turn there is no such risk."""
-    assert masker(masker_position(exposed=True), 0) < masker(masker_position(exposed=False), 0)
-    ours_to_move = masker(masker_position(exposed=True, mover=0), 0)
-    assert ours_to_move == masker(masker_position(exposed=False, mover=0), 0)
-    assert masker(masker_position(exposed=True), 0) < ours_to_move
-
-
-def test_masker_an_eliminated_seat_is_worth_least() -> None:
-    state = masker_position(exposed=False)
-    state.eliminated[0] = True
-    assert masker(state, 0) < masker(masker_position(exposed=True), 0) - 10
-
-
-def test_mascarade_long_view_tells_apart_cards_the_greedy_count_calls_equally_flexible() -> None:
+def test_long_view_tells_apart_cards_the_greedy_count_calls_equally_flexible() -> None:
     """MC-5, MC-7: the endgame levels' evaluation still prefers to keep the card that fits more open
     squares when both fit at least FLEXIBLE_SQUARES, where the greedy bot's count sees no difference."""
     checked = 0
@@ -132,6 +79,6 @@ def test_mascarade_long_view_tells_apart_cards_the_greedy_count_calls_equally_fl
         with_narrower.hands[seat] |= 1 << narrower
         with_wider.hands[seat] |= 1 << wider
         assert mascarade(with_wider, seat) == mascarade(with_narrower, seat)
-        assert mascarade_long_view(with_wider, seat) > mascarade_long_view(with_narrower, seat)
+        assert long_view(with_wider, seat) > long_view(with_narrower, seat)
         checked += 1
     assert checked >= 3
