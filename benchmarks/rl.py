@@ -13,21 +13,16 @@ Rates, on games with the default options played from new games to the end:
   action mask), the legal ids read from the mask as Gymnasium's ``Discrete.sample(mask)`` reads them
   (``mask == 1``, then the indices: numpy's nonzero straight on an int8 array is the slow one, 17 µs
   on Blokus 3D's 10,400 ids), a uniformly random one of them, ``step()`` — steps/s.  The dead steps
-  that close a game take time but are not counted.  Masker and Maske environments run on the
-  games' compiled twins (``masques.rl.compiled``, numba): the ``path`` column says which, and
-  tests/rl/test_compiled.py holds each twin equal to the engine and the encoder position by position.
+  that close a game take time but are not counted.  Every environment steps the engine.
 
-Where an environment step's time goes, in µs per step: engine and env (the two loops above).  For the
-environments that step the engine: env with a free vector (the same loop with an encoder that costs
-nothing: what PettingZoo's loop, the mask and reading it cost on top of the engine); and, measured
-alone on random games, the encoder's fast path following each game action by action (vector) and the
-mask.  For those on a compiled twin: the twin applying the games' actions (apply) and writing the
-vector and mask of the seat to act (vector).  For all: reading the mask (read), and for scale, the
-reference path: the observation dict (obs) and encoding it (encode).
+Where an environment step's time goes, in µs per step: engine and env (the two loops above); env with
+a free vector (the same loop with an encoder that costs nothing: what PettingZoo's loop, the mask and
+reading it cost on top of the engine); and, measured alone on random games, the encoder's fast path
+following each game action by action (vector) and the mask; reading the mask (read), and for scale,
+the reference path: the observation dict (obs) and encoding it (encode).
 
 Times are CPU time of this process, so other processes on the machine count little; each loop runs
-``--rounds`` times in turn and the best round counts.  A twin compiles once per machine (numba's
-cache) and loads in each process before the loops start.
+``--rounds`` times in turn and the best round counts.
 """
 
 from __future__ import annotations
@@ -42,7 +37,7 @@ import numpy as np
 
 from masques.engine import Game, State, game_names, load_game
 from masques.rl import aec_env
-from masques.rl.aec import CompiledAECEnv, MasquesAECEnv
+from masques.rl.aec import MasquesAECEnv
 
 clock = time.process_time
 
@@ -146,45 +141,15 @@ def per_call(fn: Callable[[Any], object], items: list[Any]) -> float:
     return best / len(items) * 1e6
 
 
-def twin_costs(env: CompiledAECEnv, games: list[tuple[int, list[int]]]) -> dict[str, float]:
-    """µs per action of the compiled twin alone: applying it, and writing the vector and mask of the
-    seat to act before it (best of 5 passes, the loading of each game's start taken off)."""
-    game, core = env.game, env.core
-    starts = [game.new_initial_state(seed) for seed, _ in games]
-    vector = np.empty(core.size, dtype=np.float32)
-    mask = np.empty(game.num_distinct_actions, dtype=np.int8)
-    words, apply, write = core.words, core.apply, core.write
-
-    def replay(steps: bool, writes: bool) -> float:
-        start = clock()
-        for state, (_, moves) in zip(starts, games, strict=True):
-            core.load(state)
-            seat = state.current_player
-            for action in moves if steps else ():
-                if writes:
-                    write(words, seat, vector, mask)
-                seat = apply(words, action)
-        return clock() - start
-
-    positions = sum(len(moves) for _, moves in games)
-    loads, applies, writes = (
-        min(replay(s, w) for _ in range(5)) for s, w in ((False, False), (True, False), (True, True))
-    )
-    return {"apply": (applies - loads) / positions * 1e6, "vector": (writes - applies) / positions * 1e6}
-
-
 def breakdown(env: MasquesAECEnv, seed: int) -> dict[str, float]:
-    """µs per step of the fast path (or the twin), the mask, reading the mask, and the reference path."""
+    """µs per step of the fast path, the mask, reading the mask, and the reference path."""
     game, encoder = env.game, env.encoder
     games = random_games(game, 2000, seed)
-    if isinstance(env, CompiledAECEnv):
-        parts = twin_costs(env, games)
-    else:
-        tracker = encoder.tracker()
-        parts = {
-            "vector": per_step(game, games, lambda s: tracker.vector(s, s.current_player)),
-            "mask": per_step(game, games, encoder.mask),
-        }
+    tracker = encoder.tracker()
+    parts = {
+        "vector": per_step(game, games, lambda s: tracker.vector(s, s.current_player)),
+        "mask": per_step(game, games, encoder.mask),
+    }
     positions: list[State] = []
     for seed_, moves in games:
         state = game.new_initial_state(seed_)
@@ -217,40 +182,31 @@ def main() -> None:
     args = parser.parse_args()
     rates: list[str] = []
     steps: list[str] = []
-    columns = ("vector", "mask", "apply", "read", "obs", "encode")
+    columns = ("vector", "mask", "read", "obs", "encode")
     for name in args.games or game_names():
         game = load_game(name, {})
         env = aec_env(name)
-        free: MasquesAECEnv | None = None
-        if not isinstance(env, CompiledAECEnv):
-            free = aec_env(name)
-            free.tracker = FreeVector(free.encoder.size)  # type: ignore[assignment]
+        free = aec_env(name)
+        free.tracker = FreeVector(free.encoder.size)  # type: ignore[assignment]
         engine = rla = rate = free_rate = 0.0
         for r in range(args.rounds):
             engine = max(engine, engine_rate(game, args.seconds, seed=r * 1000))
             rla = max(rla, engine_rate(game, args.seconds, seed=r * 1000, rla=True))
             rate = max(rate, env_rate(env, args.seconds, seed=r * 1000))
-            if free is not None:
-                free_rate = max(free_rate, env_rate(free, args.seconds, seed=r * 1000))
+            free_rate = max(free_rate, env_rate(free, args.seconds, seed=r * 1000))
         parts = breakdown(env, seed=0)
-        path = "twin" if isinstance(env, CompiledAECEnv) else "engine"
         rates.append(
-            f"{name:<11}{path:>7}{engine:>14,.0f}{rate:>13,.0f}{rate / engine:>7.2f}"
-            f"{rla:>11,.0f}{rate / rla:>7.2f}"
+            f"{name:<11}{engine:>14,.0f}{rate:>13,.0f}{rate / engine:>7.2f}{rla:>11,.0f}{rate / rla:>7.2f}"
         )
-        free_cell = f"{1e6 / free_rate:>11.1f}" if free_rate else f"{'-':>11}"
         steps.append(
-            f"{name:<11}{1e6 / engine:>8.1f}{1e6 / rate:>8.1f}{free_cell}"
-            + "".join(f"{parts[k]:>8.1f}" if k in parts else f"{'-':>8}" for k in columns)
+            f"{name:<11}{1e6 / engine:>8.1f}{1e6 / rate:>8.1f}{1e6 / free_rate:>11.1f}"
+            + "".join(f"{parts[k]:>8.1f}" for k in columns)
         )
-    print(
-        f"{'game':<11}{'path':>7}{'engine act/s':>14}{'env steps/s':>13}{'ratio':>7}"
-        f"{'rla act/s':>11}{'ratio':>7}"
-    )
+    print(f"{'game':<11}{'engine act/s':>14}{'env steps/s':>13}{'ratio':>7}{'rla act/s':>11}{'ratio':>7}")
     print("\n".join(rates))
     print()
-    print("µs per step: the loops (engine, env, env with a free vector); alone: vector, mask (engine")
-    print("path) or vector and mask, apply (twin); read; the reference path: obs, encode")
+    print("µs per step: the loops (engine, env, env with a free vector); alone: vector, mask; read;")
+    print("the reference path: obs, encode")
     print(f"{'game':<11}{'engine':>8}{'env':>8}{'free vec':>11}" + "".join(f"{k:>8}" for k in columns))
     print("\n".join(steps))
 

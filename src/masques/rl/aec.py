@@ -1,5 +1,4 @@
-"""PettingZoo AEC environments for the four games (``masker_v0``, ``maske_v0``, ``mascarade_v0``,
-``blokus3d_v0``).
+"""PettingZoo AEC environments for every registered game (``masker_v0``, ``maske_v0``, ...).
 
 One agent per seat, ``player_0`` .. ``player_{n-1}``; the agent to act is the state's current player,
 so a seat may act several times in a row (Masker's steps, Maske's auctions) and turn order follows
@@ -10,14 +9,11 @@ the caller owns.  Rewards are zero until the game ends, then each seat gets the 
 (winners share 1).  An illegal action raises the engine's :class:`~masques.engine.ActionError` and
 changes nothing.
 
-Masker and Maske run on a compiled twin of their rules (:mod:`masques.rl.compiled`, when numba is
-installed): it applies the actions and writes vectors and masks, and parity tests hold it equal to the
-engine and the encoder.  The engine's state then follows lazily: ``position`` replays the actions the
-twin played since it was last read.  The other games step the engine and take the vector from the
-encoder's fast path (its tracker), which follows the game action by action and gives exactly the
-vector of the observation dict without building it.  Observations are computed only when
-``observe`` or ``last`` asks.  Masks and vectors are not shared or reused between calls: an agent
-that keeps an observation keeps it as it was.
+Every environment steps the engine.  The encoder is the game's ``"rl"`` part, or the generic one
+(:mod:`masques.rl.default`); the vector comes from the encoder's fast path (its tracker), which
+follows the game action by action and gives exactly the vector of the observation dict without
+building it.  Observations are computed only when ``observe`` or ``last`` asks.  Masks and vectors
+are not shared or reused between calls: an agent that keeps an observation keeps it as it was.
 """
 
 from __future__ import annotations
@@ -31,20 +27,18 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine import Game, State, load_game
-from .compiled import ILLEGAL, OVER, Core
-from .cores import core_for, has_core
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, check_render_mode
+from .encoding import RENDER_MODES, Encoder, check_render_mode, vector_space
 
 Observation = dict[str, npt.NDArray[Any]]
 NOT_RESET = "call reset() before using the environment"
 
 
-def observation_space(game: Game, size: int) -> spaces.Dict:
-    """The declared space: the encoder's vector in [0, 1] and the int8 legal-action mask."""
+def observation_space(game: Game, encoder: Encoder[Any]) -> spaces.Dict:
+    """The declared space: the encoder's vector within its bounds and the int8 legal-action mask."""
     return spaces.Dict(
         {
-            "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+            "observation": vector_space(encoder),
             "action_mask": spaces.Box(0, 1, (game.num_distinct_actions,), np.int8),
         }
     )
@@ -69,7 +63,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
-            a: observation_space(self.game, self.encoder.size) for a in self.possible_agents
+            a: observation_space(self.game, self.encoder) for a in self.possible_agents
         }
         self.action_spaces = {
             a: spaces.Discrete(self.game.num_distinct_actions) for a in self.possible_agents
@@ -106,7 +100,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         if state.game.name != self.game.name or state.game.options != self.game.options:
             raise ValueError(f"a state of {state.game!r} does not fit this {self.game!r} environment")
         self.state_ = state
-        self._follow(state)
+        self.tracker.forget()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -133,33 +127,21 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             return
         if action is None:
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
-        nxt = self._play(int(action))
+        state = self.position
+        state.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
-        if nxt == OVER:
+        if state.is_terminal():
             self._finish(agent)
         else:
-            self.agent_selection = self.possible_agents[nxt]
-
-    def _play(self, action: int) -> int:
-        """Apply ``action`` (or raise the engine's error): the next seat to act, or ``OVER``."""
-        state = self.position
-        state.apply(action)
-        return OVER if state.is_terminal() else state.current_player
+            self.agent_selection = self.possible_agents[state.current_player]
 
     def _finish(self, last: str) -> None:
-        returns = self._returns()
+        returns = self.position.returns()
         for agent, value in zip(self.possible_agents, returns, strict=True):
             self.rewards[agent] = float(value)
             self.terminations[agent] = True
         self._accumulate_rewards()
         self.agent_selection = last
-
-    def _returns(self) -> list[float]:
-        return self.position.returns()
-
-    def _follow(self, state: State) -> None:
-        """Make the vectors come from ``state`` from now on."""
-        self.tracker.forget()
 
     # -- views ----------------------------------------------------------------------------------
     def observe(self, agent: str) -> Observation:
@@ -182,64 +164,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         """Nothing to release: the environment holds only Python objects."""
 
 
-class CompiledAECEnv(MasquesAECEnv):
-    """The same environment stepped by a game's compiled twin (see the module docstring).
-
-    ``position`` is the engine's state brought up to date on demand: stepping costs one call into the
-    twin, an observation another.  An action the twin refuses is handed to the engine, which raises
-    its own error with its reason."""
-
-    def __init__(self, game: str, render_mode: str | None = None, **options: Any) -> None:
-        super().__init__(game, render_mode=render_mode, **options)
-        core = core_for(self.game)
-        if core is None:
-            raise ValueError(f"{self.game.name} has no compiled twin here")
-        self.core: Core[Any, Any] = core
-        self._words = core.words
-        self._apply = core.apply
-        self._write = core.write
-        self._size = core.size
-        self._pending: list[int] = []  # actions the twin played that the engine's state has not
-
-    def _follow(self, state: State) -> None:
-        self.core.load(state)
-        self._pending = []
-
-    @property
-    def position(self) -> State:
-        """The current game state (the true one, hidden parts included: not for agents)."""
-        state = self.state_
-        if state is None:
-            raise RuntimeError(NOT_RESET)
-        if self._pending:
-            pending, self._pending = self._pending, []
-            for action in pending:
-                state.apply(action)
-        return state
-
-    def _play(self, action: int) -> int:
-        nxt = self._apply(self._words, action) if 0 <= action < self._num_actions else ILLEGAL
-        if nxt == ILLEGAL:
-            self.position.apply(action)  # raises the engine's error, with its reason
-            raise AssertionError(f"the compiled twin refused {action}, which the engine took")
-        self._pending.append(action)
-        return nxt
-
-    def _returns(self) -> list[float]:
-        return self.core.returns()
-
-    def observe(self, agent: str) -> Observation:
-        """The agent's vector and mask from the twin, both new arrays the caller owns."""
-        if self.state_ is None:
-            raise RuntimeError(NOT_RESET)
-        vector = np.empty(self._size, dtype=np.float32)
-        mask = np.empty(self._num_actions, dtype=np.int8)
-        self._write(self._words, self.seat_of[agent], vector, mask)
-        return {"observation": vector, "action_mask": mask}
-
-
 def aec_env(game: str, render_mode: str | None = None, **options: Any) -> MasquesAECEnv:
-    """The AEC environment of ``game`` (masker, maske, mascarade, blokus3d) with the game's options,
-    e.g. ``aec_env("masker", players=3, variant="3d")``; on the compiled twin where there is one."""
-    env = CompiledAECEnv if has_core(load_game(game, options)) else MasquesAECEnv
-    return env(game, render_mode=render_mode, **options)
+    """The AEC environment of any registered ``game`` with the game's options, e.g.
+    ``aec_env("masker", players=3, variant="3d")``."""
+    return MasquesAECEnv(game, render_mode=render_mode, **options)

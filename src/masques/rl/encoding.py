@@ -20,10 +20,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
+from gymnasium.spaces import Box
 
 from ..engine import JSON, Game, State
 
@@ -91,11 +92,15 @@ def check_render_mode(mode: str | None) -> str | None:
 
 
 class Encoder(ABC, Generic[G]):
-    """One game's encoder: ``encode(observation)`` gives a float32 vector of ``size`` values in [0, 1],
-    and ``mask(state)`` the legal-action mask of the current decision."""
+    """One game's encoder: ``encode(observation)`` gives a float32 vector of ``size`` values in
+    [``low``, ``high``] ([0, 1] for the games' own encoders), and ``mask(state)`` the legal-action
+    mask of the current decision."""
 
     game: G
     layout: Layout
+    low: ClassVar[float] = 0.0
+    high: ClassVar[float] = 1.0
+    """The bounds of every value (the observation space's ``Box``)."""
     template: Array | None = None
     """Values that never change during a game (e.g. Blokus 3D's height limits); zeros elsewhere."""
 
@@ -153,6 +158,11 @@ class Encoder(ABC, Generic[G]):
         if at:
             out[at] = values
         return out
+
+
+def vector_space(encoder: Encoder[Any]) -> Box[np.float32]:
+    """The space of the encoder's vectors."""
+    return Box(encoder.low, encoder.high, (encoder.size,), np.float32)
 
 
 def relative_seats(seat: int, players: int) -> list[int]:

@@ -24,7 +24,7 @@ from gymnasium import spaces
 from ..ai.bots import Bot, make_bot
 from ..engine import JSON, State, load_game
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, Array, check_render_mode
+from .encoding import RENDER_MODES, Array, check_render_mode, vector_space
 
 ILLEGAL_REWARD = -1.0
 """The reward for an illegal action with ``illegal="lose"``: below any game result."""
@@ -67,7 +67,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
             s: make_bot(b, self.game.name) if isinstance(b, str) else b
             for s, b in zip(others, given, strict=True)
         }
-        self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
+        self.observation_space = vector_space(self.encoder)
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)
         self.tracker = self.encoder.tracker()
         self._state: State | None = None

@@ -109,6 +109,7 @@ class MaskeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.maske.bot:BOT",
+        "rl": "masques.games.maske.rl:MaskeEncoder",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),

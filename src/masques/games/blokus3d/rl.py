@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import JSON
-from ..games.blokus3d.game import SQUARES, Blokus3DGame, Blokus3DState
-from ..games.blokus3d.pieces import COLOUR_LETTERS, COLOURS, NUM_PIECES, PIECE_IDS
-from .encoding import Array, Encoder, Index, Layout, Mask, Tracker, remap
+from ...engine import JSON
+from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, remap
+from .game import SQUARES, Blokus3DGame, Blokus3DState
+from .pieces import COLOUR_LETTERS, COLOURS, NUM_PIECES, PIECE_IDS
 
 SIDE = 10
 STATUSES = ("playing", "out", "done")

@@ -7,8 +7,9 @@ from typing import cast
 
 import numpy as np
 
-from ..engine import JSON
-from ..games.mascarade.game import (
+from ...engine import JSON
+from ...rl.encoding import Array, Cells, Encoder, Layout, Mask, Tracker, rank_of, relative_seats
+from .game import (
     CARDS,
     FEATURES,
     NUM_CARDS,
@@ -18,7 +19,6 @@ from ..games.mascarade.game import (
     MascaradeGame,
     MascaradeState,
 )
-from .encoding import Array, Cells, Encoder, Layout, Mask, Tracker, rank_of, relative_seats
 
 VALUES: tuple[tuple[str, ...], ...] = tuple(
     tuple(sorted({getattr(card, feature) for card in CARDS})) for feature in FEATURES

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import JSON
-from ..games.maske.data import CARDS, MASK_VALUES, MASKS, SIZE
-from ..games.maske.game import DRAW, LAY, MAX_BID, MaskeGame, MaskeState
-from .encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
+from ...engine import JSON
+from ...rl.encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
+from .data import CARDS, MASK_VALUES, MASKS, SIZE
+from .game import DRAW, LAY, MAX_BID, MaskeGame, MaskeState
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")

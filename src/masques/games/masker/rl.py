@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import JSON
-from ..games.masker.game import (
+from ...engine import JSON
+from ...rl.encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
+from .game import (
     CODE_NAMES,
     COLOURS,
     COMPLETE,
@@ -24,7 +25,6 @@ from ..games.masker.game import (
     MaskerGame,
     MaskerState,
 )
-from .encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
 
 CODES = len(CODE_NAMES)  # five colours, white, the runner
 PILE_CODES = CODES - 1  # piles hold colours and white, never the runner
