@@ -106,6 +106,7 @@ class Encoder(ABC, Generic[G]):
 
     def __init__(self, game: G) -> None:
         self.game = game
+        self.actions = game.num_distinct_actions
         self.built_masks: dict[tuple[int, ...], Mask] = {}
 
     @property
@@ -132,10 +133,10 @@ class Encoder(ABC, Generic[G]):
         """The legal actions of ``state`` as a new int8 mask.  Small action spaces repeat the same
         few legal sets, so a copy of the mask built the first time costs less than building it;
         games with large ones override this with a builder that skips the sorted list."""
-        size = self.game.num_distinct_actions
-        if size > SMALL_ACTION_SPACE or state.is_terminal():
+        size = self.actions
+        if size > SMALL_ACTION_SPACE:
             return legal_mask(state, size)
-        legal = tuple(state.legal_actions())
+        legal = tuple(state.legal_actions())  # empty once the game is over
         mask = self.built_masks.get(legal)
         if mask is None:
             if len(self.built_masks) >= KEPT_MASKS:
@@ -218,7 +219,13 @@ class Tracker(ABC, Generic[S]):
 
     def vector(self, state: S, seat: int) -> Array:
         """The encoding of ``state`` for ``seat``: a new array the caller owns."""
-        if state is not self.state or len(state.history) != self.version:
+        version = len(state.history)
+        if version != self.version or state is not self.state:
+            if version == self.version + 1 and state is self.state:  # sync's cheap path, inlined
+                self.version = -2  # until the update is complete
+                if self.advance(state, state.history[-1]):
+                    self.version = version
+                    return self.view(state, seat)
             self.sync(state)
         return self.view(state, seat)
 

@@ -290,11 +290,14 @@ class MaskeState(State):
         return target
 
     def _steps_of(self, sticks: Sequence[int]) -> list[int]:
+        """The single steps (MS-10) of these sticks: ``step_target`` of each, unrolled (hot path)."""
+        placed = self.sticks
         return [
             STEP + 4 * g + d
             for g in sticks
-            for d in range(4)
-            if self.sticks[g] >= 0 and self.step_target(g, d) >= 0
+            if placed[g] >= 0
+            for d, target in enumerate(NEXT_HOLE[placed[g]])
+            if target >= 0 and target not in placed
         ]
 
     def own(self, seat: int) -> tuple[int, int]:

@@ -215,8 +215,9 @@ class MaskeTracker(Tracker[MaskeState]):
         self.extra: list[int] = []
         self.skip: list[bool] = []
         self.double: list[bool] = []
-        self.auction: tuple[Any, ...] | None = None
-        self.effect: tuple[Any, ...] | None = None
+        self.scalars: tuple[Any, ...] = ()
+        self.auction: dict[str, Any] | None = None  # copies of the state's, as last written
+        self.effect: dict[str, Any] | None = None
         self.known = [0] * n  # per seat: how many deck cards it knows
         self.deck = (0, 0)  # the deck's length and who knows its top card, as last counted
 
@@ -227,7 +228,7 @@ class MaskeTracker(Tracker[MaskeState]):
         cells[enc.masks + 2] = float(enc.game.options["unmasking"])
         self.sticks = [-1] * (2 * n)
         self.top = self.lay = self.auction = self.effect = None
-        self.points, self.ones, self.extra = [], [], []
+        self.points, self.ones, self.extra, self.scalars = [], [], [], ()
         self.skip, self.double = [], []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
         self.deck = (len(state.known), state.known[0] if state.known else 0)
@@ -271,27 +272,39 @@ class MaskeTracker(Tracker[MaskeState]):
             for s, p in enumerate(state.points):
                 cells[enc.points + s] = min(p, POINTS_CAP) / POINTS_CAP
             self.points = state.points.copy()
-        cells[enc.masks] = len(state.stack) / len(MASKS)
-        cells[enc.masks + 3] = min(state.round, len(MASKS)) / len(MASKS)
-        ones = [
-            enc.placer + state.placer,
-            enc.round_pos + state.round_pos + 1,
-            enc.phase + PHASE_INDEX[state.phase],
-            enc.actor + state.actor,
-        ]
-        if state.in_extra:
-            ones.append(enc.extra + n)
-        if ones != self.ones:
-            for i in self.ones:
-                cells[i] = 0.0
-            for i in ones:
-                cells[i] = 1.0
-            self.ones = ones
+        scalars = (
+            len(state.stack),
+            state.round,
+            state.steps_taken,
+            state.placer,
+            state.round_pos,
+            state.phase,
+            state.actor,
+            state.in_extra,
+        )
+        if scalars != self.scalars:
+            self.scalars = scalars
+            cells[enc.masks] = len(state.stack) / len(MASKS)
+            cells[enc.masks + 3] = min(state.round, len(MASKS)) / len(MASKS)
+            cells[enc.extra + n + 1] = min(state.steps_taken, POINTS_CAP) / POINTS_CAP
+            ones = [
+                enc.placer + state.placer,
+                enc.round_pos + state.round_pos + 1,
+                enc.phase + PHASE_INDEX[state.phase],
+                enc.actor + state.actor,
+            ]
+            if state.in_extra:
+                ones.append(enc.extra + n)
+            if ones != self.ones:
+                for i in self.ones:
+                    cells[i] = 0.0
+                for i in ones:
+                    cells[i] = 1.0
+                self.ones = ones
         if state.extra != self.extra:
             for s in range(n):
                 cells[enc.extra + s] = min(state.extra.count(s), EXTRA_CAP) / EXTRA_CAP
             self.extra = state.extra.copy()
-        cells[enc.extra + n + 1] = min(state.steps_taken, POINTS_CAP) / POINTS_CAP
         if state.skip != self.skip:
             for s, on in enumerate(state.skip):
                 cells[enc.skip + s] = float(on)
@@ -300,17 +313,13 @@ class MaskeTracker(Tracker[MaskeState]):
             for s, on in enumerate(state.double):
                 cells[enc.double + s] = float(on)
             self.double = state.double.copy()
-        self._auction(state.auction)
-        self._effect(state.effect)
+        if state.auction != self.auction:
+            self._auction(state.auction)
+        if state.effect != self.effect:
+            self._effect(state.effect)
 
     def _auction(self, auction: dict[str, Any] | None) -> None:
-        key = None
-        if auction is not None:
-            key = (auction["knew"], auction["drawer"], auction["bid"], auction["high"], auction["turn"])
-            key += tuple(auction["active"])
-        if key == self.auction:
-            return
-        self.auction = key
+        self.auction = None if auction is None else {**auction, "active": list(auction["active"])}
         enc, cells, n = self.enc, self.cells, self.n
         self.base[enc.auction : enc.effect] = 0.0
         if auction is None:
@@ -334,13 +343,7 @@ class MaskeTracker(Tracker[MaskeState]):
             cells[start + s] = 1.0
 
     def _effect(self, effect: dict[str, Any] | None) -> None:
-        key = None
-        if effect is not None:
-            e = effect
-            key = (e["card"], e["holder"], e["op"], e["stage"], e["decider"], e["stick"], e["left"])
-        if key == self.effect:
-            return
-        self.effect = key
+        self.effect = None if effect is None else {**effect, "queue": list(effect["queue"])}
         enc, cells, n = self.enc, self.cells, self.n
         self.base[enc.effect : enc.deck_top] = 0.0
         if effect is None:

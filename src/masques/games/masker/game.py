@@ -297,7 +297,8 @@ class MaskerState(State):
 
     def is_isolated(self) -> bool:
         """MK-7: no orthogonal neighbour of the runner holds a cross."""
-        return not any(self.stacks[n] for n in self.game.neighbours[self.runner])
+        stacks = self.stacks
+        return not [n for n in self.game.neighbours[self.runner] if stacks[n]]
 
     def _can_act(self, seat: int) -> bool:
         return not self.eliminated[seat] and not self.at_capacity(seat)
@@ -312,9 +313,10 @@ class MaskerState(State):
                 self.player = candidate
                 self.steps = 0
                 self.phase = STEP
-                self._legal = None
-                if not self.step_targets():  # no cross anywhere it could take: nobody can step
+                targets = self.step_targets()
+                if not targets:  # no cross anywhere it could take: nobody can step
                     break
+                self._legal = self._step_legal(targets)
                 return
         self._finish(stuck=True)
 
@@ -347,11 +349,16 @@ class MaskerState(State):
             elif self.phase == COMPLETE:
                 legal = [TAKE + s for s in range(self.game.num_players) if s != self.player and self.piles[s]]
             else:
-                legal = sorted(self.step_targets())
-                if self.steps > 0:
-                    legal.append(STOP)  # MK-6: the first step is compulsory
+                legal = self._step_legal(self.step_targets())
             self._legal = legal
         return list(self._legal)
+
+    def _step_legal(self, targets: list[int]) -> list[int]:
+        """The legal actions of a step decision with these step targets."""
+        legal = sorted(targets)
+        if self.steps > 0:
+            legal.append(STOP)  # MK-6: the first step is compulsory
+        return legal
 
     def is_legal(self, action: int) -> bool:
         if self._legal is None:
@@ -395,11 +402,15 @@ class MaskerState(State):
         self.free_pending = captured == WHITE  # MK-8: the next step is free; never stacks
         if captured != WHITE and self.on_board[captured] == 0 and self._eliminate_colour(captured, seat):
             return
-        if self.steps >= MAX_STEPS or self.at_capacity(seat):
+        if self.steps >= MAX_STEPS or len(self.piles[seat]) >= self.game.capacity:
             self._end_turn()  # MK-6, MK-9
-        elif self.is_isolated() and not self.free_pending:
-            self._end_turn()  # MK-7: the turn ends at once
-        elif not self.step_targets():
+            return
+        # Without a free step due, no target means the runner is isolated: MK-7 ends the turn at
+        # once; with one due, no cross is left to take.  Else the targets give the legal actions.
+        targets = self.step_targets()
+        if targets:
+            self._legal = self._step_legal(targets)
+        else:
             self._end_turn()
 
     def _eliminate_colour(self, colour: int, capturer: int) -> bool:

@@ -19,7 +19,6 @@ from .game import (
     MAX_STEPS,
     NUM_COLOURS,
     RUNNER,
-    STEP,
     STOP,
     WHITE,
     MaskerGame,
@@ -190,9 +189,18 @@ class MaskerTracker(Tracker[MaskerState]):
         self.capacity = game.capacity
         # around index of each neighbour of each cell, code 0
         self.near = [[encoder.around + n * CODES for n in near] for near in game.neighbours]
+        # where blocks start (attributes of the tracker itself: one lookup less on the hot path)
+        self.bases = encoder.bases
+        self.scale = encoder.scale
+        self.pile_at = [encoder.piles + seat * PILE_CODES for seat in range(game.num_players)]
+        self.held_at, self.on_board_at = encoder.held, encoder.on_board
+        self.reach_at, self.steps_at = encoder.reach, encoder.steps
+        self.to_move_at, self.flags_at = encoder.to_move, encoder.flags
         self.tops: list[int] = []  # top code of each cell, -1 for a hole
         self.reach: list[int] = []  # reach cells written
-        self.marks: tuple[int, ...] = ()  # the turn's ones written: steps, to_move, flags (-1: none)
+        # the turn's values as written: the ones of the step count and whose turn (-1: none), the flags
+        self.steps_mark = self.to_move_mark = -1
+        self.free_mark = self.complete_mark = False
         self.runner = 0
         self.player = 0
         self.eliminations = 0
@@ -214,40 +222,44 @@ class MaskerTracker(Tracker[MaskerState]):
         self.eliminations = 0
         self._piles(state)
         self.reach = []
-        self.marks = ()
+        self.steps_mark = self.to_move_mark = -1
+        self.free_mark = self.complete_mark = False
         self._turn(state)
 
     def advance(self, state: MaskerState, action: int) -> bool:
         if action < STOP:  # the runner leaves its cell and takes the place of the cross it captures
-            enc, cells, tops = self.enc, self.cells, self.tops
+            cells, tops, bases, near = self.cells, self.tops, self.bases, self.near
             old = self.runner
             captured = tops[action]
-            left = state.stacks[old]
-            cells[enc.bases[old][len(left)] + RUNNER] = 0.0
+            stacks = state.stacks
+            left = stacks[old]
+            cells[bases[old][len(left)] + RUNNER] = 0.0
             if left:  # 3D: the cross below shows
                 below = tops[old] = left[-1]
-                for b in self.near[old]:
+                for b in near[old]:
                     cells[b + RUNNER] -= 0.25
                     cells[b + below] += 0.25
             else:
                 tops[old] = -1
-                for b in self.near[old]:
+                for b in near[old]:
                     cells[b + RUNNER] -= 0.25
-            level = enc.bases[action][len(state.stacks[action]) - 1]
+            level = bases[action][len(stacks[action]) - 1]
             cells[level + captured] = 0.0
             cells[level + RUNNER] = 1.0
             tops[action] = RUNNER
-            for b in self.near[action]:
+            for b in near[action]:
                 cells[b + captured] -= 0.25
                 cells[b + RUNNER] += 0.25
             mover = self.player
             pile = state.piles[mover]
-            scale = enc.scale[captured]
-            cells[enc.piles + mover * PILE_CODES + captured] = pile.count(captured) * scale
-            cells[enc.held + mover] = len(pile) / self.capacity
-            cells[enc.on_board + captured] = state.on_board[captured] * scale
-        if action > STOP or len(state.eliminations) != self.eliminations:
-            self._piles(state)  # a completion, or an elimination, moves crosses between piles
+            scale = self.scale[captured]
+            cells[self.pile_at[mover] + captured] = pile.count(captured) * scale
+            cells[self.held_at + mover] = len(pile) / self.capacity
+            cells[self.on_board_at + captured] = state.on_board[captured] * scale
+            if len(state.eliminations) != self.eliminations:
+                self._piles(state)  # an elimination moves crosses between piles
+        elif action > STOP or len(state.eliminations) != self.eliminations:
+            self._piles(state)  # a completion moves crosses between piles
         self._turn(state)
         return True
 
@@ -268,39 +280,48 @@ class MaskerTracker(Tracker[MaskerState]):
         self.eliminations = len(state.eliminations)
 
     def _turn(self, state: MaskerState) -> None:
-        """What any action may change: the reach, whose turn, the step count and the flags."""
-        enc, cells = self.enc, self.cells
-        self.runner = runner = state.runner
+        """What any action may change: the reach, whose turn, the step count and the flags.  Each is
+        rewritten only when it differs from what was written (this runs after every action)."""
+        cells = self.cells
+        self.runner = state.runner
         self.player = state.player
-        stacks = state.stacks
-        if state.over or state.phase != STEP:
+        over = state.over
+        complete = state.phase == COMPLETE
+        if over or complete:
             reach = []
-        elif state.free_pending:
-            reach = [i for i, stack in enumerate(stacks) if stack and stack[-1] != RUNNER]
-        else:
-            reach = [i for i in self.game.neighbours[runner] if stacks[i]]
-        if reach != self.reach:
-            at = enc.reach
-            for i in self.reach:
+        else:  # where the runner may step now: the legal steps, which the mask reads too
+            reach = state.legal_actions()  # sorted, a new list: the stop comes last
+            while reach and reach[-1] >= STOP:
+                reach.pop()
+        old = self.reach
+        if reach != old:
+            at = self.reach_at
+            for i in old:
                 cells[at + i] = 0.0
             for i in reach:
                 cells[at + i] = 1.0
             self.reach = reach
-        marks = (
-            enc.steps + state.steps,
-            -1 if state.over else enc.to_move + state.player,
-            enc.flags if state.free_pending else -1,
-            enc.flags + 1 if state.phase == COMPLETE else -1,
-        )
-        if marks != self.marks:
-            for i in self.marks:
-                if i >= 0:
-                    cells[i] = 0.0
-            for i in marks:
-                if i >= 0:
-                    cells[i] = 1.0
-            self.marks = marks
-        cells[enc.flags + 2] = state.to_fill / self.capacity if marks[3] >= 0 else 0.0
+        steps = self.steps_at + state.steps
+        if steps != self.steps_mark:
+            if self.steps_mark >= 0:
+                cells[self.steps_mark] = 0.0
+            cells[steps] = 1.0
+            self.steps_mark = steps
+        to_move = -1 if over else self.to_move_at + state.player
+        if to_move != self.to_move_mark:
+            if self.to_move_mark >= 0:
+                cells[self.to_move_mark] = 0.0
+            if to_move >= 0:
+                cells[to_move] = 1.0
+            self.to_move_mark = to_move
+        flags = self.flags_at
+        if state.free_pending != self.free_mark:
+            self.free_mark = state.free_pending
+            cells[flags] = float(state.free_pending)
+        if complete or self.complete_mark:
+            self.complete_mark = complete
+            cells[flags + 1] = float(complete)
+            cells[flags + 2] = state.to_fill / self.capacity if complete else 0.0
 
     def view(self, state: MaskerState, seat: int) -> Array:
         mine = state.tokens[self.team[seat]]  # the seat's own colour: MK-15 shows it to the seat
