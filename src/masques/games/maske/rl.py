@@ -216,6 +216,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.skip: list[bool] = []
         self.double: list[bool] = []
         self.scalars: tuple[Any, ...] = ()
+        self.steps_taken = -1
         self.auction: dict[str, Any] | None = None  # copies of the state's, as last written
         self.effect: dict[str, Any] | None = None
         self.known = [0] * n  # per seat: how many deck cards it knows
@@ -229,6 +230,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.sticks = [-1] * (2 * n)
         self.top = self.lay = self.auction = self.effect = None
         self.points, self.ones, self.extra, self.scalars = [], [], [], ()
+        self.steps_taken = -1
         self.skip, self.double = [], []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
         self.deck = (len(state.known), state.known[0] if state.known else 0)
@@ -272,10 +274,13 @@ class MaskeTracker(Tracker[MaskeState]):
             for s, p in enumerate(state.points):
                 cells[enc.points + s] = min(p, POINTS_CAP) / POINTS_CAP
             self.points = state.points.copy()
+        steps = state.steps_taken  # every paid step changes it, and nothing else of these
+        if steps != self.steps_taken:
+            cells[enc.extra + n + 1] = min(steps, POINTS_CAP) / POINTS_CAP
+            self.steps_taken = steps
         scalars = (
             len(state.stack),
             state.round,
-            state.steps_taken,
             state.placer,
             state.round_pos,
             state.phase,
@@ -286,7 +291,6 @@ class MaskeTracker(Tracker[MaskeState]):
             self.scalars = scalars
             cells[enc.masks] = len(state.stack) / len(MASKS)
             cells[enc.masks + 3] = min(state.round, len(MASKS)) / len(MASKS)
-            cells[enc.extra + n + 1] = min(state.steps_taken, POINTS_CAP) / POINTS_CAP
             ones = [
                 enc.placer + state.placer,
                 enc.round_pos + state.round_pos + 1,
@@ -319,8 +323,31 @@ class MaskeTracker(Tracker[MaskeState]):
             self._effect(state.effect)
 
     def _auction(self, auction: dict[str, Any] | None) -> None:
+        old = self.auction
         self.auction = None if auction is None else {**auction, "active": list(auction["active"])}
         enc, cells, n = self.enc, self.cells, self.n
+        if (
+            old is not None
+            and auction is not None
+            and old["knew"] == auction["knew"]
+            and old["drawer"] == auction["drawer"]
+        ):  # a bid or a drop: rewrite the bid, the high bidder, whose turn and who is in
+            start = enc.auction + 1 + len(CARDS) + 2 * n
+            cells[start] = min(auction["bid"], POINTS_CAP) / POINTS_CAP
+            start += 1
+            if old["high"] is not None:
+                cells[start + old["high"]] = 0.0
+            if auction["high"] is not None:
+                cells[start + auction["high"]] = 1.0
+            start += n
+            cells[start + old["turn"]] = 0.0
+            cells[start + auction["turn"]] = 1.0
+            start += n
+            for s in old["active"]:
+                cells[start + s] = 0.0
+            for s in auction["active"]:
+                cells[start + s] = 1.0
+            return
         self.base[enc.auction : enc.effect] = 0.0
         if auction is None:
             return
