@@ -25,14 +25,14 @@ SMALL = {
 @pytest.mark.parametrize("name", game_names())
 def test_gymnasium_env_checker(name: str) -> None:
     # The checker steps with unmasked random actions, which "lose" turns into a finished episode.
-    env = gymnasium.make(f"masques/{name}-v0", opponents="random", illegal="lose", **SMALL[name])
+    env = gymnasium.make(f"masques/{name}-v0", opponents="random", illegal="lose", **SMALL.get(name, {}))
     check_env(env.unwrapped)
 
 
 @pytest.mark.parametrize("name", game_names())
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_seat_plays_to_the_end_against_bots(name: str, seat: int) -> None:
-    env = gym_env(name, seat=seat, opponents="random", **SMALL[name])
+    env = gym_env(name, seat=seat, opponents="random", **SMALL.get(name, {}))
     obs, info = env.reset(seed=3)
     rng = np.random.default_rng(3)
     total = 0.0
