@@ -187,8 +187,8 @@ class MaskerTracker(Tracker[MaskerState]):
         self.game = game
         self.team = [game.team_of(s) for s in range(game.num_players)]
         self.capacity = game.capacity
-        # around index of each neighbour of each cell, code 0
-        self.near = [[encoder.around + n * CODES for n in near] for near in game.neighbours]
+        # the around index of the runner's code, for each neighbour of each cell
+        self.near_runner = [[encoder.around + n * CODES + RUNNER for n in near] for near in game.neighbours]
         # where blocks start (attributes of the tracker itself: one lookup less on the hot path)
         self.bases = encoder.bases
         self.scale = encoder.scale
@@ -228,7 +228,8 @@ class MaskerTracker(Tracker[MaskerState]):
 
     def advance(self, state: MaskerState, action: int) -> bool:
         if action < STOP:  # the runner leaves its cell and takes the place of the cross it captures
-            cells, tops, bases, near = self.cells, self.tops, self.bases, self.near
+            # around: a cell next to the runner has exactly one runner neighbour (0.25), others none
+            cells, tops, bases, near = self.cells, self.tops, self.bases, self.near_runner
             old = self.runner
             captured = tops[action]
             stacks = state.stacks
@@ -236,20 +237,22 @@ class MaskerTracker(Tracker[MaskerState]):
             cells[bases[old][len(left)] + RUNNER] = 0.0
             if left:  # 3D: the cross below shows
                 below = tops[old] = left[-1]
-                for b in near[old]:
-                    cells[b + RUNNER] -= 0.25
-                    cells[b + below] += 0.25
+                shift = below - RUNNER
+                for i in near[old]:
+                    cells[i] = 0.0
+                    cells[i + shift] += 0.25
             else:
                 tops[old] = -1
-                for b in near[old]:
-                    cells[b + RUNNER] -= 0.25
+                for i in near[old]:
+                    cells[i] = 0.0
             level = bases[action][len(stacks[action]) - 1]
             cells[level + captured] = 0.0
             cells[level + RUNNER] = 1.0
             tops[action] = RUNNER
-            for b in near[action]:
-                cells[b + captured] -= 0.25
-                cells[b + RUNNER] += 0.25
+            shift = captured - RUNNER
+            for i in near[action]:
+                cells[i] = 0.25
+                cells[i + shift] -= 0.25
             mover = self.player
             pile = state.piles[mover]
             scale = self.scale[captured]
