@@ -74,6 +74,9 @@ class Blokus3DGame(Game):
     name = "blokus3d"
     title = "Blokus 3D"
     rules_version = "1"
+    parts: ClassVar[dict[str, str]] = {
+        "figures": "masques.games.blokus3d.figures:figures",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()  # B3-11: perfect information
     option_specs = (
         OptionSpec("players", "int", 4, "number of players (B3-7, B3-8)", (2, 3, 4)),

@@ -123,6 +123,9 @@ class MascaradeGame(Game):
     name = "mascarade"
     title = "Mascarade"
     rules_version = "1"
+    parts: ClassVar[dict[str, str]] = {
+        "figures": "masques.games.mascarade.figures:figures",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),
         HiddenField("pool", "nobody", "never", "MC-3: the pool's order; everyone sees its size"),

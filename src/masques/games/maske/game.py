@@ -107,6 +107,9 @@ class MaskeGame(Game):
     name = "maske"
     title = "Maske"
     rules_version = "1"
+    parts: ClassVar[dict[str, str]] = {
+        "figures": "masques.games.maske.figures:figures",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),
         HiddenField("mask_stack", "nobody", "never", "MS-17: the order of the masks still to lay"),

@@ -71,6 +71,9 @@ class MaskerGame(Game):
     name = "masker"
     title = "Masker"
     rules_version = "1"
+    parts: ClassVar[dict[str, str]] = {
+        "figures": "masques.games.masker.figures:figures",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
             "tokens",
