@@ -125,6 +125,7 @@ class MascaradeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.mascarade.bot:BOT",
+        "figures": "masques.games.mascarade.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),

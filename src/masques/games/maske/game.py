@@ -109,6 +109,7 @@ class MaskeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.maske.bot:BOT",
+        "figures": "masques.games.maske.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),

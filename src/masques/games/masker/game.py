@@ -74,6 +74,7 @@ class MaskerGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
+        "figures": "masques.games.masker.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
