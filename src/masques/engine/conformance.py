@@ -317,7 +317,7 @@ def check_hidden_variation(
 
 
 def check_hidden_information(
-    game: Game, seed: int, *, games: int = 3, positions: int = 12, tries: int = 2
+    game: Game, seed: int, *, games: int = 4, positions: int = 16, tries: int = 2
 ) -> int:
     """The mutation leak check: for every hidden part the game declares, at ``positions`` evenly
     spread positions of each of ``games`` random games, vary that part ``tries`` times through the

@@ -57,7 +57,7 @@ def test_mc_3_varied_hands_and_pool_keep_every_public_fact(players: int) -> None
 def test_mc_3_the_mutation_check_catches_a_leaked_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     """The injected leak: each seat also sees the hand of the seat after it."""
     g = MascaradeGame({"players": 3})
-    conformance.check_hidden_information(g, 7)  # passes before the leak
+    conformance.check_hidden_information(g, 7, games=1)  # passes before the leak
     honest = MascaradeState.observation
 
     def leaky(self: MascaradeState, seat: int | None) -> JSON:

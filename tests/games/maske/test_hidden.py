@@ -101,7 +101,7 @@ def test_ms_17_the_mutation_check_catches_injected_leaks(
     monkeypatch: pytest.MonkeyPatch, leak: Leak, part: str, key: str, sampler_misses_it: bool
 ) -> None:
     g = MaskeGame({"players": 4})
-    conformance.check_hidden_information(g, 7)  # passes before the leak
+    conformance.check_hidden_information(g, 7, games=1)  # passes before the leak
     honest = MaskeState.observation
 
     def leaky(self: MaskeState, seat: int | None) -> JSON:
