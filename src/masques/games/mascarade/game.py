@@ -31,6 +31,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -191,6 +192,13 @@ class MascaradeGame(Game):
         state = MascaradeState.__new__(MascaradeState)
         state.restore(self, obs, hands, unknown, seed=rng.randrange(2**31))
         return state
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MC-3 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MascaradeState)
+        return vary_hidden(self, state, part, rng)
 
 
 class MascaradeState(State):
