@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_right
+from collections.abc import Mapping
 from itertools import accumulate
 from operator import itemgetter
 from typing import ClassVar
@@ -74,6 +75,9 @@ class Blokus3DGame(Game):
     name = "blokus3d"
     title = "Blokus 3D"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "terminal": "masques.games.blokus3d.terminal:TERMINAL",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()  # B3-11: perfect information
     option_specs = (
         OptionSpec("players", "int", 4, "number of players (B3-7, B3-8)", (2, 3, 4)),
@@ -162,6 +166,26 @@ class Blokus3DGame(Game):
             }
         )
         return configs
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        """Every structure unless one is given."""
+        if "structure" in options:
+            return super().bench_configurations(options)
+        return [(f"structure {k}", {**options, "structure": k}) for k in ("A", "B", "C", "D")]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("D-4p", 1, {"structure": "D", "players": 4}),
+            ("A-2p", 2, {"structure": "A", "players": 2}),
+            ("B-3p", 3, {"structure": "B", "players": 3}),
+            (
+                "C-2x2-best",
+                4,
+                {"structure": "C", "players": 2, "colours_per_player": 2, "two_player_scoring": "best"},
+            ),
+        ]
 
     @property
     def num_players(self) -> int:

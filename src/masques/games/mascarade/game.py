@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
@@ -123,6 +123,9 @@ class MascaradeGame(Game):
     name = "mascarade"
     title = "Mascarade"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "terminal": "masques.games.mascarade.terminal:TERMINAL",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),
         HiddenField("pool", "nobody", "never", "MC-3: the pool's order; everyone sees its size"),
@@ -135,6 +138,23 @@ class MascaradeGame(Game):
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         return [{"players": p, "scoring": s} for s in (False, True) for p in (2, 3, 4)]
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [
+            (f"{p}p{' scoring' if s else ''}", {"players": p, "scoring": s})
+            for s in (False, True)
+            for p in (2, 3, 4)
+        ]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("3p", 1, {"players": 3, "scoring": False}),
+            ("4p-scoring", 2, {"players": 4, "scoring": True}),
+        ]
 
     @property
     def num_players(self) -> int:

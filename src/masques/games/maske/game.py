@@ -35,7 +35,7 @@ Decisions where the rules are silent, made as a player would expect:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ...engine.chance import CHANCE_VERSION, stream
@@ -107,6 +107,9 @@ class MaskeGame(Game):
     name = "maske"
     title = "Maske"
     rules_version = "1"
+    parts: ClassVar[Mapping[str, str]] = {
+        "terminal": "masques.games.maske.terminal:TERMINAL",
+    }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),
         HiddenField("mask_stack", "nobody", "never", "MS-17: the order of the masks still to lay"),
@@ -132,6 +135,19 @@ class MaskeGame(Game):
         configs: list[dict[str, JSON]] = [{"players": p} for p in (3, 4, 5, 6)]
         configs += [{"players": 4, "unmasking": True}, {"players": 3, "masks": 2, "unmasking": True}]
         return configs
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [(f"{p}p", {"players": p}) for p in (3, 4, 5, 6)]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("4p-4masks", 1, {"players": 4, "masks": 4}),
+            ("3p-3masks-unmasking", 2, {"players": 3, "masks": 3, "unmasking": True}),
+        ]
 
     @property
     def num_players(self) -> int:

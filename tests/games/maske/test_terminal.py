@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from masques.cli import maske_view
+from masques.games.maske import terminal
 from masques.cli.main import app
 from masques.cli.play import TerminalGame
 from masques.engine import load_game
@@ -36,7 +36,7 @@ def new_state(players: int = 4, seed: int = 0, **options: Any) -> MaskeState:
 
 def render(obs: dict[str, Any], **kwargs: Any) -> str:
     console = Console(record=True, width=100, file=io.StringIO())
-    console.print(maske_view.board(json.loads(json.dumps(obs)), **kwargs))  # as plain data
+    console.print(terminal.board(json.loads(json.dumps(obs)), **kwargs))  # as plain data
     return console.export_text()
 
 
@@ -417,7 +417,7 @@ def test_game_over_names_the_winners_and_the_log_spells_out_sold_cards() -> None
     winners = ", ".join(f"seat {w}" for w in state.winners())
     assert winners in text and f"with {best} points" in text
     assert "payday now" not in text and "WINNER" in text
-    sold = [line for line in state.log[-maske_view.LOG_LINES :] if "bought card" in line]
+    sold = [line for line in state.log[-terminal.LOG_LINES :] if "bought card" in line]
     for line in sold:
         card = int(re.findall(r"card (\d+)", line)[0])
         shown = next(t for t in text.splitlines() if t.startswith(f"log: {line}"))
