@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from masques.games.mascarade import terminal
 from masques.cli.main import app
 from masques.engine import load_game
+from masques.games.mascarade import terminal
 from masques.games.mascarade.game import CARDS
 
 runner = CliRunner()

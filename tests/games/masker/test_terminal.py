@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.style import Style
 from typer.testing import CliRunner
 
-from masques.games.masker import terminal
 from masques.cli.main import app
 from masques.engine import load_game
+from masques.games.masker import terminal
 from masques.games.masker.game import STOP, MaskerState
 
 runner = CliRunner()

@@ -356,6 +356,7 @@ def turn_lines(obs: dict[str, Any]) -> Text:
         if obs.get("mask_to_lay") is not None:
             mask = int(obs["mask_to_lay"])
             out.append(f"\nthe mask to lay: {MASKS[mask].name} (#{mask}); below, as each 'lay N' lays it")
+            out.append(" (a stick hides the ring it stands on; the payday line counts it)", style="dim")
     elif phase == "action":
         extra = mover != _slot_seat(obs)
         out.append(f" {'takes an extra action (card)' if extra else 'takes their action'}", style="bold")
@@ -375,36 +376,40 @@ def turn_lines(obs: dict[str, Any]) -> Text:
     return out
 
 
+def lay_preview(obs: dict[str, Any], orientation: int) -> Text:
+    """The mask being laid (``obs["mask_to_lay"]``) as ``lay {orientation}`` would lay it: its rings,
+    the centre and the sticks (a stick's number hides its ring), a row per rank, then what each seat
+    would earn at payday on it (MS-13)."""
+    values = MASK_VALUES[int(obs["mask_to_lay"])][orientation]
+    holes = stick_holes(obs)
+    text = Text()
+    for r in range(SIZE):
+        for c in range(SIZE):
+            hole = r * SIZE + c
+            mark, style = CENTRE_MARK if hole == CENTRE else RING[values[hole]]
+            if hole in holes:
+                g = holes.index(hole)
+                text.append(f"{g:>2}", style=SEAT_STYLE[(g // 2) % len(SEAT_STYLE)])
+            else:
+                text.append(f" {mark}", style=style)
+        text.append("\n")
+    pays = [
+        sum(values[int(h)] for h in sticks if h >= 0) * (1 + bool(double))
+        for sticks, double in zip(obs["sticks"], obs["double_payday"], strict=True)
+    ]
+    text.append("payday by seat: " + " ".join(map(str, pays)), style="dim")
+    return text
+
+
 def mask_to_lay(obs: dict[str, Any]) -> RenderableType | None:
-    """MS-8: the mask being laid (the observation names it), once per ``lay N``, with what each
-    seat's sticks would earn on it at payday (MS-13)."""
+    """MS-8: the mask being laid (the observation names it) in each of its four orientations, so
+    the placer sees what each ``lay N`` does before choosing."""
     if obs["phase"] != "lay" or obs.get("mask_to_lay") is None:
         return None
-    mask = int(obs["mask_to_lay"])
-    holes = stick_holes(obs)
     row = Table.grid(padding=(0, 1))
-    panels: list[RenderableType] = []
-    for orientation in range(4):
-        values = MASK_VALUES[mask][orientation]
-        text = Text()
-        for r in range(SIZE):
-            for c in range(SIZE):
-                hole = r * SIZE + c
-                mark, style = CENTRE_MARK if hole == CENTRE else RING[values[hole]]
-                if hole in holes:
-                    g = holes.index(hole)
-                    text.append(f"{g:>2}", style=SEAT_STYLE[(g // 2) % len(SEAT_STYLE)])
-                else:
-                    text.append(f" {mark}", style=style)
-            text.append("\n")
-        pays = [
-            sum(values[int(h)] for h in sticks if h >= 0) * (1 + bool(double))
-            for sticks, double in zip(obs["sticks"], obs["double_payday"], strict=True)
-        ]
-        text.append("pays " + " ".join(f"{seat}:+{v}" for seat, v in enumerate(pays)), style="dim")
+    for _ in range(4):
         row.add_column()
-        panels.append(Panel(text, title=f"lay {orientation}", expand=False))
-    row.add_row(*panels)
+    row.add_row(*(Panel(lay_preview(obs, o), title=f"lay {o}", expand=False) for o in range(4)))
     return row
 
 
