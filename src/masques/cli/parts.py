@@ -23,8 +23,8 @@ from ..engine import UnknownGameError, game_part
 
 MAX_DEPTH = 3
 """Nesting drawn as tables; deeper values are printed as data."""
-MAX_INLINE = 40
-"""A list of plain values longer than this is drawn as a table of rows, not one line."""
+MAX_RECORDS = 12
+"""A list of records (e.g. a game's log) longer than this is drawn as its latest rows."""
 
 
 class Board(Protocol):
@@ -68,9 +68,7 @@ def _render(value: Any, depth: int) -> RenderableType:
         if not value:
             return Text("(none)", style="dim")
         if all(_scalar(v) for v in value):
-            if len(value) <= MAX_INLINE:
-                return Text(", ").join(_scalar_text(v) for v in value)
-            return _grid([value[i : i + 10] for i in range(0, len(value), 10)], depth, step=10)
+            return Text(", ").join(_scalar_text(v) for v in value)
         if all(isinstance(v, list) for v in value):
             return _grid(value, depth)
         if all(isinstance(v, dict) for v in value):
@@ -87,7 +85,7 @@ def _mapping(value: dict[str, Any], depth: int, title: str | None = None) -> Tab
     return table
 
 
-def _grid(rows: list[list[Any]], depth: int, step: int = 1) -> Table:
+def _grid(rows: list[list[Any]], depth: int) -> Table:
     """Rows of a grid with their indices (from 0, as the observation counts them)."""
     width = max(len(row) for row in rows)
     table = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
@@ -95,12 +93,17 @@ def _grid(rows: list[list[Any]], depth: int, step: int = 1) -> Table:
     for c in range(width):
         table.add_column(str(c), justify="center")
     for r, row in enumerate(rows):
-        table.add_row(str(r * step), *(_render(v, depth + 1) for v in row))
+        table.add_row(str(r), *(_render(v, depth + 1) for v in row))
     return table
 
 
-def _records(rows: list[dict[str, Any]], depth: int) -> Table:
-    """A list of dicts as one table, a column per key."""
+def _records(rows: list[dict[str, Any]], depth: int) -> RenderableType:
+    """A list of dicts as one table, a column per key (the latest rows of a long list)."""
+    if len(rows) > MAX_RECORDS:
+        return Group(
+            Text(f"the latest {MAX_RECORDS} of {len(rows)}:", style="dim"),
+            _records(rows[-MAX_RECORDS:], depth),
+        )
     keys: list[str] = []
     for row in rows:
         keys.extend(k for k in row if k not in keys)

@@ -176,6 +176,7 @@ class TerminalGame:
 
     def prompt(self, seat: int) -> int | None:
         """Read commands until a legal move is given; None if the player quits."""
+        self.listed = []  # a listing numbers the moves of the position it was made in
         while True:
             try:
                 line = self.ask(f"seat {seat} move (help for commands): ").strip()
