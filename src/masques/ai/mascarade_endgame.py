@@ -93,6 +93,7 @@ class EndgameSolver:
     def __init__(self, state: MascaradeState, seat: int, budget: int) -> None:
         self.seat = seat
         self.players = state.game.num_players
+        self.one = state.game.options["matching"] == "one"  # MC-5a
         self.pool = list(state.pool)
         self.budget = budget
         self.nodes = 0
@@ -165,7 +166,10 @@ class EndgameSolver:
         occupied = pos.occupied | 1 << square
         for nb in NEIGHBOURS[square]:
             if not occupied >> nb & 1:
-                allowed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
+                if self.one:  # MC-5a: one matching neighbour is enough
+                    allowed[nb] = allowed.get(nb, 0) | COMPATIBLE[card]
+                else:
+                    allowed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
         draw_at = pos.draw_at
         if not hands[seat] and not draw_at:  # MC-8 a
             return WIN if seat == self.seat else LOSS
@@ -315,6 +319,7 @@ def greedy_values(world: MascaradeState, actions: list[int]) -> list[float]:
     """The greedy evaluation of each placement in ``actions`` for the player to move (the mover's
     value minus the best other's, after the placement and its draws)."""
     assert not world.game.options["scoring"]
+    one = world.game.options["matching"] == "one"  # MC-5a
     mover = world.player
     players = world.game.num_players
     hands = world.hands
@@ -334,7 +339,10 @@ def greedy_values(world: MascaradeState, actions: list[int]) -> list[float]:
         changed = {square: 0}
         for nb in NEIGHBOURS[square]:
             if board[nb] < 0:
-                changed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
+                if one:
+                    changed[nb] = allowed.get(nb, 0) | COMPATIBLE[card]
+                else:
+                    changed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
         new_hands = hands.copy()
         new_hands[mover] &= ~(1 << card)
         held = new_hands[mover].bit_count()

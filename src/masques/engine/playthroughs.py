@@ -40,6 +40,7 @@ PLAYTHROUGHS: tuple[Playthrough, ...] = (
     Playthrough("masker", 4, {"players": 3, "variant": "3d"}, "3p-3d"),
     Playthrough("mascarade", 1, {"players": 3, "scoring": False}, "3p"),
     Playthrough("mascarade", 2, {"players": 4, "scoring": True}, "4p-scoring"),
+    Playthrough("mascarade", 3, {"players": 3, "matching": "one"}, "3p-one-match"),
     Playthrough("maske", 1, {"players": 4, "masks": 4}, "4p-4masks"),
     Playthrough("maske", 2, {"players": 3, "masks": 3, "unmasking": True}, "3p-3masks-unmasking"),
 )
