@@ -43,6 +43,7 @@ PLAYTHROUGHS: tuple[Playthrough, ...] = (
     Playthrough("mascarade", 3, {"players": 3, "matching": "one"}, "3p-one-match"),
     Playthrough("maske", 1, {"players": 4, "masks": 4}, "4p-4masks"),
     Playthrough("maske", 2, {"players": 3, "masks": 3, "unmasking": True}, "3p-3masks-unmasking"),
+    Playthrough("maske", 6, {"players": 4, "masks": 3, "auction": "open"}, "4p-3masks-open-auction"),
 )
 
 
