@@ -358,6 +358,12 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     val_structure_D: "D — Pyramid",
     val_two_player_scoring_sum: "sum of both colours",
     val_two_player_scoring_best: "best colour",
+    opt_matching: "Matching",
+    val_matching_every: "every neighbour (MC-5)",
+    val_matching_one: "one neighbour is enough (MC-5a)",
+    opt_auction: "Auction",
+    val_auction_rounds: "dropping out is final (MS-11)",
+    val_auction_open: "open: a pass keeps you in (MS-11a)",
   },
   fr: {
     games: "Jeux",
@@ -405,6 +411,12 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     val_structure_D: "D — Pyramide",
     val_two_player_scoring_sum: "somme des deux couleurs",
     val_two_player_scoring_best: "meilleure couleur",
+    opt_matching: "Accord",
+    val_matching_every: "avec chaque voisin (MC-5)",
+    val_matching_one: "un voisin suffit (MC-5a)",
+    opt_auction: "Enchères",
+    val_auction_rounds: "qui passe sort (MS-11)",
+    val_auction_open: "ouvertes : passer ne fait pas sortir (MS-11a)",
   },
 };
 
