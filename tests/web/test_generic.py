@@ -197,7 +197,7 @@ def test_a_game_without_a_view_module_is_played_whole_in_the_generic_view(
     expect(observation.locator("dd[data-key=doubles]")).to_have_text("yes")
     expect(observation.locator("dd[data-key=track] table tr")).to_have_count(2)
 
-    typed = {"bad": 0, "typed": 0, "clicked": 0}
+    typed = {"bad": 0, "typed": 0, "clicked": 0, "keys": 0, "last_by_keys": 0}
 
     def move(page: Page) -> None:
         state = frames.last_state()
@@ -212,16 +212,26 @@ def test_a_game_without_a_view_module_is_played_whole_in_the_generic_view(
             box.press("Enter")
             expect(page.get_by_test_id("generic-moves").get_by_role("alert")).to_contain_text("add 3")
             typed["bad"] += 1
-        if rng.random() < 0.5:
+        focused = page.evaluate("document.activeElement?.dataset.testid ?? ''")
+        if typed["last_by_keys"]:
+            assert focused == "generic-move", "the keyboard stays on the moves across the other seats' turns"
+        # Target 9 with steps of 1 or 2 gives the person at least 3 turns: one of each way to move first.
+        turn = typed["typed"] + typed["clicked"] + typed["keys"]
+        way = ("typed", "keys", "clicked")[turn] if turn < 3 else rng.choice(["typed", "keys", "clicked"])
+        typed["last_by_keys"] = int(way == "keys")
+        if way == "keys":
+            if focused != "generic-move":
+                buttons.first.focus()
+            page.keyboard.press("Enter")
+        elif way == "typed":
             box.fill(rng.choice(list(legal.values())).upper())
             box.press("Enter")
-            typed["typed"] += 1
         else:
             buttons.nth(rng.randrange(buttons.count())).click()
-            typed["clicked"] += 1
+        typed[way] += 1
 
     made = e2e.play_to_end(page, move)
-    assert made >= 2 and typed["typed"] and typed["clicked"]
+    assert made >= 3 and typed["typed"] and typed["clicked"] and typed["keys"]
 
     # The end: the server's result, in the shell's end table and in the view.
     result = frames.last_state()["result"]

@@ -70,7 +70,7 @@ export function genericModule(name: string): GameModule {
 class GenericView implements GameView {
   private last: MatchView | null = null;
   private problem = "";
-  private readonly moves = h("section", { class: "generic-moves", "data-testid": "generic-moves" });
+  private readonly moves = h("section", { class: "generic-moves", "data-testid": "generic-moves", tabindex: -1 });
   private readonly resultBox = h("section", { class: "generic-result", "data-testid": "generic-result", hidden: true });
   private readonly observation = h("section", { class: "generic-observation", "data-testid": "generic-observation" });
   private readonly input = h("input", {
@@ -120,9 +120,11 @@ class GenericView implements GameView {
   private drawMoves(view: MatchView): void {
     const t = this.ctx.t;
     const typing = document.activeElement === this.input;
+    const focused = !typing && this.moves.contains(document.activeElement);
     this.moves.replaceChildren(h("h3", {}, t("moves")));
     if (view.legal.length === 0) {
       this.moves.append(h("p", { class: "generic-idle" }, view.to_move === null ? t("over") : t("none")));
+      if (focused || typing) this.moves.focus();
       return;
     }
     this.datalist.replaceChildren(...view.legal.map((a) => h("option", { value: a.label })));
@@ -155,7 +157,9 @@ class GenericView implements GameView {
       ),
     );
     if (this.problem) this.moves.append(h("p", { class: "error", role: "alert" }, this.problem));
+    // Keep the keyboard here across redraws: the move field, or else the first move's button.
     if (typing) this.input.focus();
+    else if (focused) this.moves.querySelector<HTMLElement>("[data-testid=generic-move]")?.focus();
   }
 
   /** Play the move whose text was typed (spaces and case aside), or say it is not legal. */
