@@ -114,3 +114,32 @@ def test_observations_belong_to_the_caller(name: str) -> None:
     again = env.observe(agent)
     assert np.array_equal(again["observation"], vector)
     assert np.array_equal(again["action_mask"], mask)
+
+
+def test_masker_mk_14a_the_reach_is_the_cross_beneath_the_runner_and_the_tracker_follows() -> None:
+    """MK-14a (3D): a free step due and no stack but the runner's holding a cross: the reach is the
+    runner's own cell, and the tracker meets the sinking runner (it writes the base afresh)."""
+    game = load_game("masker", {"players": 2, "variant": "3d"})
+    encoder = encoder_for(game)
+    for seed in range(1500):  # about 7 games in 1,500 reach such a position
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed)
+        tracker = encoder.tracker()
+        while not state.is_terminal():
+            tracker.vector(state, state.current_player)  # follow the game action by action
+            legal = state.legal_actions()
+            if state.runner in legal:  # type: ignore[attr-defined]
+                break
+            state.apply(legal[rng.randrange(len(legal))])
+        else:
+            continue
+        reach = encoder.layout.block("reach")
+        for seat in range(2):
+            check(encoder, tracker, state, seat)
+            vector = encoder.encode(state.observation(seat))
+            assert np.flatnonzero(vector[reach.start : reach.stop]).tolist() == [state.runner]  # type: ignore[attr-defined]
+        state.apply(state.runner)  # type: ignore[attr-defined]
+        for seat in range(2):
+            check(encoder, tracker, state, seat)
+        return
+    pytest.fail("no MK-14a position in 1,500 random games")

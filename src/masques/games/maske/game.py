@@ -7,7 +7,7 @@ action of its own so the action space stays finite (425 ids):
 * ``STEP + 4 * stick + d`` (49..96): one step of stick ``stick`` (seat * 2 + 0/1) in direction
   ``d`` (0 up, 1 right, 2 down, 3 left) — paid moves (MS-9 b) and the cards' free steps;
 * ``PASS``, ``DRAW``, ``DONE`` (end a move or a card's free steps), ``DROP`` (decline or leave an
-  auction);
+  auction; in an open auction, MS-11a, pass without leaving it);
 * ``ORIENT + o``: lay the mask turned ``o`` quarter turns clockwise (MS-3, MS-8);
 * ``TURN_CW`` / ``TURN_CCW``: a card's quarter turn either way;
 * ``STICK + g``: choose stick ``g`` for a card (jump, swap);
@@ -44,6 +44,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -109,10 +110,17 @@ class MaskeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.maske.bot:BOT",
+        "figures": "masques.games.maske.figures:figures",
+        "terminal": "masques.games.maske.terminal:TERMINAL",
         "rl": "masques.games.maske.rl:MaskeEncoder",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
-        HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),
+        HiddenField(
+            "deck",
+            "owner",
+            "never",
+            "MS-17: the order of the action cards; a card nobody bought is seen by its drawer",
+        ),
         HiddenField("mask_stack", "nobody", "never", "MS-17: the order of the masks still to lay"),
         HiddenField(
             "drawn_card",
@@ -125,6 +133,13 @@ class MaskeGame(Game):
         OptionSpec("players", "int", 4, "number of players (MS-5)", (3, 4, 5, 6)),
         OptionSpec("masks", "int", 0, "masks in play; 0 = by player count (MS-5, MS-16)", tuple(range(19))),
         OptionSpec("unmasking", "bool", False, "after the last payday the masks below pay out (MS-15)"),
+        OptionSpec(
+            "auction",
+            "str",
+            "rounds",
+            "rounds: dropping out leaves the auction (MS-11); open: a pass keeps you in (MS-11a)",
+            ("rounds", "open"),
+        ),
     )
 
     def check_options(self, options: dict[str, JSON]) -> None:
@@ -135,7 +150,22 @@ class MaskeGame(Game):
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         configs: list[dict[str, JSON]] = [{"players": p} for p in (3, 4, 5, 6)]
         configs += [{"players": 4, "unmasking": True}, {"players": 3, "masks": 2, "unmasking": True}]
+        configs += [{"players": 3, "auction": "open"}, {"players": 5, "masks": 3, "auction": "open"}]
         return configs
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [(f"{p}p", {"players": p}) for p in (3, 4, 5, 6)]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("4p-4masks", 1, {"players": 4, "masks": 4}),
+            ("3p-3masks-unmasking", 2, {"players": 3, "masks": 3, "unmasking": True}),
+            ("4p-3masks-open-auction", 6, {"players": 4, "masks": 3, "auction": "open"}),
+        ]
 
     @property
     def num_players(self) -> int:
@@ -182,6 +212,13 @@ class MaskeGame(Game):
         else:
             stack = [showing, *rng.sample(rest, int(obs["masks_left"]) - 1)]
         return MaskeState.from_observation(self, obs, deck, hidden_drawn, stack, seed=rng.randrange(2**31))
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MS-17 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MaskeState)
+        return vary_hidden(self, state, part, rng)
 
 
 class MaskeState(State):
@@ -345,6 +382,8 @@ class MaskeState(State):
             return "put your stick in a free hole (not the centre, MS-7)"
         if phase == LAY:
             return "lay the mask: choose its orientation (MS-8)"
+        if phase == AUCTION and self.game.options["auction"] == "open":
+            return "raise above the current bid with points you hold, or pass (MS-11a)"
         if phase == AUCTION:
             return "raise above the current bid with points you hold, or drop out (MS-11)"
         if phase == EFFECT:
@@ -455,11 +494,44 @@ class MaskeState(State):
             "turn": seat,
             "active": list(range(self.game.num_players)),
         }
+        if self.game.options["auction"] == "open":
+            self.auction["passed"] = 0  # MS-11a: the seats that passed since the last raise, a bitmask
+
+    def _bid_open(self, auction: dict[str, Any], seat: int, action: int) -> None:
+        """MS-11a: a pass keeps a player in; the auction ends when every other player able to bid
+        (more points than the bid) has passed in turn since the last raise.  A drawer who declines
+        to open stays out (DE rule 10)."""
+        if action == DROP and seat == auction["drawer"] and auction["high"] is None:
+            auction["active"].remove(seat)
+        elif action == DROP:
+            auction["passed"] |= 1 << seat
+        else:
+            auction["bid"] = action - BID + 1
+            auction["high"] = seat
+            auction["passed"] = 0
+        price = int(auction["bid"])
+        n = self.game.num_players
+        nxt = seat
+        for _ in range(n):
+            nxt = (nxt + 1) % n
+            if (
+                nxt in auction["active"]
+                and nxt != auction["high"]
+                and not auction["passed"] >> nxt & 1
+                and self.points[nxt] > price
+                and price < MAX_BID
+            ):
+                auction["turn"] = nxt
+                return
+        self._close_auction()
 
     def _bid(self, action: int) -> None:
         auction = self.auction
         assert auction is not None
         seat = int(auction["turn"])
+        if "passed" in auction:
+            self._bid_open(auction, seat, action)
+            return
         if action == DROP:
             auction["active"].remove(seat)
         else:
@@ -783,6 +855,8 @@ class MaskeState(State):
                 "turn": self.auction["turn"],
                 "active": list(self.auction["active"]),
             }
+            if "passed" in self.auction:
+                auction["passed"] = self.auction["passed"]
         effect: JSON = None
         if self.effect is not None:
             effect = {k: (list(v) if isinstance(v, list) else v) for k, v in self.effect.items()}
@@ -800,6 +874,7 @@ class MaskeState(State):
             "masks_left": len(self.stack),
             "masks_total": self.game.num_masks,
             "unmasking": bool(self.game.options["unmasking"]),
+            "auction_rule": self.game.options["auction"],  # MS-11 or MS-11a
             "round": self.round,
             "placer": self.placer,
             "round_pos": self.round_pos,

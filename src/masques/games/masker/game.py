@@ -9,7 +9,8 @@ Actions (41 ids, the same for both variants):
 * ``0 .. 35`` — move the runner onto the top of stack ``i`` and capture that cross (MK-5).  In 2D,
   ``i = row * 6 + col``; in 3D, ``i = row * 3 + col`` (ids 9..35 are never legal).  Whether the
   step is an ordinary one (to an orthogonal neighbour) or a free one (anywhere, MK-7/MK-8) follows
-  from the position.
+  from the position.  The runner's own stack is a free step's target only under MK-14a (3D, no
+  other stack holds a cross): the runner captures the cross beneath it and sinks one level.
 * ``36`` — stop the turn (legal after at least one step, MK-6).
 * ``37 + k`` — during a three-player completion (MK-11), take the next cross from seat ``k``'s piles.
 
@@ -31,9 +32,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import permutations
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from ...engine.chance import CHANCE_VERSION, stream
 from ...engine.core import (
@@ -41,6 +42,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -71,9 +73,11 @@ class MaskerGame(Game):
 
     name = "masker"
     title = "Masker"
-    rules_version = "1"
+    rules_version = "2"  # 2: MK-14a
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
+        "figures": "masques.games.masker.figures:figures",
+        "terminal": "masques.games.masker.terminal:TERMINAL",
         "rl": "masques.games.masker.rl:MaskerEncoder",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
@@ -108,6 +112,21 @@ class MaskerGame(Game):
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         return [{"players": p, "variant": v} for v in ("2d", "3d") for p in (2, 3, 4)]
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [(f"{p}p {v}", {"players": p, "variant": v}) for v in ("2d", "3d") for p in (2, 3, 4)]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("2p-2d", 1, {"players": 2, "variant": "2d"}),
+            ("3p-2d", 2, {"players": 3, "variant": "2d"}),
+            ("4p-3d", 3, {"players": 4, "variant": "3d"}),
+            ("3p-3d", 4, {"players": 3, "variant": "3d"}),
+        ]
 
     @property
     def num_players(self) -> int:
@@ -175,6 +194,13 @@ class MaskerGame(Game):
         tokens = list(choices[rng.randrange(len(choices))])
         return MaskerState.from_observation(self, obs, tokens, seed=rng.randrange(2**31))
 
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MK-15 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MaskerState)
+        return vary_hidden(self, state, part, rng)
+
     def square_name(self, cell: int) -> str:
         """``a1`` is the top-left cell as drawn: files a.. along a row, ranks 1.. down the rows."""
         return f"{'abcdef'[cell % self.cols]}{cell // self.cols + 1}"
@@ -206,6 +232,19 @@ def consistent_tokens(game: MaskerGame, obs: JSON) -> list[tuple[int, ...]]:
         ):
             out.append(combo)
     return out
+
+
+T = TypeVar("T")
+
+
+def free_step_targets(stacks: Sequence[Sequence[T]], runner: int, runner_code: T) -> list[int]:
+    """The stacks a free step may take (MK-7, MK-8): the top of any stack holding a cross; else,
+    MK-14a, the cross beneath the runner.  Stacks hold codes or names (``runner_code`` is the
+    runner's); the encoders read observations through this too."""
+    targets = [i for i, s in enumerate(stacks) if s and s[-1] != runner_code]
+    if not targets and len(stacks[runner]) > 1:
+        return [runner]  # MK-14a: the cross beneath the runner
+    return targets
 
 
 class MaskerState(State):
@@ -337,8 +376,8 @@ class MaskerState(State):
 
     def step_targets(self) -> list[int]:
         """The stacks the runner may step onto now (a free step: any cross, MK-7, MK-8)."""
-        if self.free_pending:  # MK-7, MK-8: the top of any stack holding a cross
-            return [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
+        if self.free_pending:
+            return free_step_targets(self.stacks, self.runner, RUNNER)
         return [n for n in self.game.neighbours[self.runner] if self.stacks[n]]
 
     # -- legal moves ------------------------------------------------------------------------
@@ -376,7 +415,10 @@ class MaskerState(State):
         if action >= self.game.cells or not self.stacks[action]:
             return "there is no cross there"
         if action == self.runner:
-            return "the runner is already there"
+            return (
+                "the runner is already there; it takes the cross beneath it only by a free step when"
+                " no other stack holds a cross (MK-14a)"
+            )
         return "the runner moves to an orthogonally adjacent cross unless a free step is due (MK-5)"
 
     # -- applying ---------------------------------------------------------------------------
@@ -392,10 +434,13 @@ class MaskerState(State):
     def _step(self, target: int) -> None:
         """MK-5: move the runner onto ``target`` and capture the cross there."""
         seat = self.player
-        captured = self.stacks[target].pop()
-        self.stacks[self.runner].pop()  # the runner leaves; in 2D its cell becomes a hole
-        self.stacks[target].append(RUNNER)
-        self.runner = target
+        if target == self.runner:  # MK-14a: the cross beneath the runner, which sinks one level
+            captured = self.stacks[target].pop(-2)
+        else:
+            captured = self.stacks[target].pop()
+            self.stacks[self.runner].pop()  # the runner leaves; in 2D its cell becomes a hole
+            self.stacks[target].append(RUNNER)
+            self.runner = target
         self.piles[seat].append(captured)
         self.on_board[captured] -= 1
         self.steps += 1

@@ -23,6 +23,7 @@ from .game import (
     WHITE,
     MaskerGame,
     MaskerState,
+    free_step_targets,
 )
 
 CODES = len(CODE_NAMES)  # five colours, white, the runner
@@ -115,7 +116,7 @@ class MaskerEncoder(Encoder[MaskerGame]):
         if obs["phase"] == "step" and not obs["terminal"]:
             reach = self.reach
             if obs["free_step"]:
-                hot += [reach + i for i, stack in enumerate(stacks) if stack and stack[-1] != "runner"]
+                hot += [reach + i for i in free_step_targets(stacks, obs["runner"], "runner")]
             else:
                 hot += [reach + i for i in game.neighbours[obs["runner"]] if stacks[i]]
         at: list[int] = []
@@ -227,6 +228,8 @@ class MaskerTracker(Tracker[MaskerState]):
         self._turn(state)
 
     def advance(self, state: MaskerState, action: int) -> bool:
+        if action == self.runner:
+            return False  # MK-14a (rare): the runner sinks onto the cross beneath it; write afresh
         if action < STOP:  # the runner leaves its cell and takes the place of the cross it captures
             # around: a cell next to the runner has exactly one runner neighbour (0.25), others none
             cells, tops, bases, near = self.cells, self.tops, self.bases, self.near_runner
