@@ -9,10 +9,9 @@ import random
 import pytest
 
 from masques.ai import DEFAULT_BOT_PARTS, bot_parts, make_bot
-from masques.ai.parts import BotParts, score_lead, sample_world
+from masques.ai.parts import BotParts, sample_world, score_lead
 from masques.ai.search import SearchBot
 from masques.engine import game_class, game_names, load_game
-
 
 SHIPPED = [name for name in game_names() if game_class(name).__module__.startswith("masques.games.")]
 

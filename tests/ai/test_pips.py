@@ -64,7 +64,19 @@ def test_greedy_by_the_score_lead_takes_the_trick_when_it_closes_it() -> None:
 def test_the_arena_rates_bots_at_pips(tmp_path: Path) -> None:
     out = tmp_path / "pips"
     result = CliRunner().invoke(
-        app, ["arena", "pips", "--bots", "greedy,random,easy", "--games", "6", "--workers", "1", "--out", str(out)]
+        app,
+        [
+            "arena",
+            "pips",
+            "--bots",
+            "greedy,random,easy",
+            "--games",
+            "6",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(out.with_suffix(".json").read_text("utf-8"))

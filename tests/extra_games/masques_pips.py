@@ -93,7 +93,9 @@ class PipsGame(Game):
 class PipsState(State):
     game: PipsGame
 
-    def __init__(self, game: PipsGame, seed: int, chance: int, hands: list[list[int]], deck: list[int]) -> None:
+    def __init__(
+        self, game: PipsGame, seed: int, chance: int, hands: list[list[int]], deck: list[int]
+    ) -> None:
         self.game = game
         self.seed = seed
         self.chance = chance
@@ -216,4 +218,3 @@ class PipsState(State):
         if isinstance(card, bool) or not isinstance(card, int) or not 1 <= card <= top:
             raise MalformedActionError(f"a Pips card is a number from 1 to {top}", given)
         return card - 1
-

@@ -3,7 +3,6 @@ consistent with what a seat saw while learning from captures."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
