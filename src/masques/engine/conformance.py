@@ -18,8 +18,11 @@ from collections.abc import Iterator
 from .core import (
     JSON,
     TERMINAL,
+    VISIBLE_TO,
     ActionError,
     Game,
+    HiddenField,
+    HiddenVariation,
     IllegalActionError,
     MalformedActionError,
     State,
@@ -239,11 +242,13 @@ def check_observations_json(game: Game, seed: int) -> None:
 
 
 def check_no_leaks(game: Game, seed: int, *, samples: int = 3) -> None:
-    """For each seat, states that differ only in what it may not see give it identical observations.
+    """The determinization sampler agrees with the observations: a state drawn by
+    :meth:`Game.sample_state` from a seat's observation history gives that seat the same observation
+    and the same player to move, at every position of a random game.
 
-    The other states come from the game's own determinization sampler, built from the seat's
-    observation history; the sampled state must also be a proper game state (it continues to the
-    end under random play).
+    This tests the sampler (what bots search on), not the observations: a leaked field that the
+    sampler copies from the observation passes here.  :func:`check_hidden_information` is the leak
+    check proper.
     """
     rng = random.Random(seed)
     histories: dict[int | None, list[JSON]] = {s: [] for s in seats_and_spectator(game)}
@@ -256,6 +261,129 @@ def check_no_leaks(game: Game, seed: int, *, samples: int = 3) -> None:
                     f"{game!r}: seat {seat} sees a difference between states it cannot tell apart"
                 )
                 assert other.current_player == state.current_player
+
+
+def _differing_keys(a: JSON, b: JSON) -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(k for k in set(a) | set(b) if _dump(a.get(k)) != _dump(b.get(k)))
+    return ["<whole observation>"]
+
+
+def _who(seat: int | None) -> str:
+    return "the spectator" if seat is None else f"seat {seat}"
+
+
+def check_hidden_variation(
+    game: Game, state: State, part: HiddenField, variation: HiddenVariation, where: str
+) -> None:
+    """One variation of a declared hidden part: a real change, seen by the seats allowed to see it
+    and by no one else (observations and, for the player to move, the legal actions)."""
+    name = f"{game!r}: hidden part {part.field!r} (visible to {part.visible_to}, until {part.until})"
+    other = variation.state
+    assert isinstance(variation, HiddenVariation) and isinstance(other, State), (
+        f"{name}: vary_hidden must return a HiddenVariation holding a State, not {variation!r}"
+    )
+    assert other is not state, f"{name}: vary_hidden must return a copy, not the true state itself"
+    assert _dump(other.serialize()) != _dump(state.serialize()), (
+        f"{name}: vary_hidden returned a state equal to the true one {where}; the hook changed nothing"
+    )
+    seers = variation.seen_by
+    assert seers <= set(range(game.num_players)), f"{name}: seen_by {sorted(seers)} names no seat"
+    if part.visible_to == "nobody":
+        assert not seers, f"{name}: a part visible to nobody was varied with seen_by={sorted(seers)}"
+    assert other.current_player == state.current_player, (
+        f"{name}: varying it changed the player to move {where}"
+    )
+    for seat in seats_and_spectator(game):
+        before, after = state.observation(seat), other.observation(seat)
+        if seat in seers:
+            assert _dump(before) != _dump(after), (
+                f"{name}: seat {seat} may see the change the hook made {where} but its observation is "
+                "the same: the hook changed nothing that seat holds, or its observation leaves its own "
+                "part out"
+            )
+        else:
+            assert _dump(before) == _dump(after), (
+                f"{name}: LEAK: {_who(seat)} may not see this part, but its observation changes when "
+                f"only this part changes {where} (keys that differ: {_differing_keys(before, after)}; "
+                f"seats allowed to see this change: {sorted(seers)})"
+            )
+    mover = state.current_player
+    if mover != TERMINAL and mover not in seers:
+        assert other.legal_actions() == state.legal_actions(), (
+            f"{name}: LEAK: seat {mover}, to move, may not see this part, but its legal actions change "
+            f"when only this part changes {where}"
+        )
+
+
+def check_hidden_information(
+    game: Game, seed: int, *, games: int = 4, positions: int = 16, tries: int = 2
+) -> int:
+    """The mutation leak check: for every hidden part the game declares, at ``positions`` evenly
+    spread positions of each of ``games`` random games, vary that part ``tries`` times through the
+    game's :meth:`Game.vary_hidden` hook and check each variation with :func:`check_hidden_variation`.
+
+    Positions after the end are skipped for a part public at the end (``until="end"``).  Fails when a
+    part is declared but the game has no hook, when a part was never varied, and when a part visible
+    to some seats never left a seat out of who may see it (a hook naming everyone tests nothing).
+    Returns how many variations were checked (0 for a game with no hidden information).
+    """
+    parts = game.hidden_information
+    if not parts:
+        return 0
+    for part in parts:
+        assert part.visible_to in VISIBLE_TO, (
+            f"{game!r}: hidden part {part.field!r} has visible_to={part.visible_to!r}; "
+            f"use one of {', '.join(VISIBLE_TO)}"
+        )
+    assert type(game).vary_hidden is not Game.vary_hidden, (
+        f"{game!r} declares hidden parts {[p.field for p in parts]} but has no vary_hidden hook: write "
+        f"{type(game).__name__}.vary_hidden(state, part, rng) -> HiddenVariation | None in the game's "
+        "package (see Game.vary_hidden)"
+    )
+    rng = random.Random(seed)
+    varied = dict.fromkeys((p.field for p in parts), 0)
+    left_out: dict[str, set[int]] = {p.field: set() for p in parts}
+    for g in range(games):
+        game_seed = seed * 1000 + g
+        actions = [
+            s.history[-1]
+            for s in random_playout(game, game_seed, random.Random(game_seed), check_each=False)
+            if s.history
+        ]
+        stride = max(1, len(actions) // max(1, positions - 1))
+        chosen = set(range(0, len(actions) + 1, stride)) | {len(actions)}
+        state = game.new_initial_state(game_seed)
+        for ply in range(len(actions) + 1):
+            if ply in chosen:
+                for part in parts:
+                    if part.until == "end" and state.is_terminal():
+                        continue
+                    where = f"after {ply} actions of the random game from seed {game_seed}"
+                    before = _dump(state.serialize())
+                    for _ in range(tries):
+                        variation = game.vary_hidden(state, part, rng)
+                        assert _dump(state.serialize()) == before, (
+                            f"{game!r}: vary_hidden changed the true state it was given ({part.field!r})"
+                        )
+                        if variation is None:
+                            continue
+                        check_hidden_variation(game, state, part, variation, where)
+                        varied[part.field] += 1
+                        left_out[part.field] |= set(range(game.num_players)) - variation.seen_by
+            if ply < len(actions):
+                state.apply(actions[ply])
+    for part in parts:
+        assert varied[part.field] > 0, (
+            f"{game!r}: vary_hidden never varied hidden part {part.field!r} in {games} random games: "
+            "the hook must return a changed state wherever the part can take another value"
+        )
+        missing = set(range(game.num_players)) - left_out[part.field]
+        assert part.visible_to == "nobody" or not missing, (
+            f"{game!r}: hidden part {part.field!r} was never varied out of sight of seats {sorted(missing)}: "
+            "the hook must also make changes those seats may not see"
+        )
+    return sum(varied.values())
 
 
 def check_bad_apply_never_mutates(game: Game, seed: int) -> None:
@@ -339,4 +467,5 @@ def run_all(game: Game, seeds: range = range(5)) -> None:
         check_record_roundtrip(game, seed)
         check_observations_json(game, seed)
         check_no_leaks(game, seed)
+        check_hidden_information(game, seed)
         check_bad_apply_never_mutates(game, seed)

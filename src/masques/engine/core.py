@@ -113,15 +113,37 @@ def _show(value: JSON) -> str:
 class HiddenField:
     """Declares one piece of hidden information once, for the whole game.
 
-    ``field`` names the part of the true state, ``visible_to`` says who may see it (``"owner"``,
-    ``"team"``, ``"nobody"``), ``until`` says when it becomes public (``"end"``, ``"never"``, or an event).
-    Observations are built from this declaration, and the conformance kit's leak check tests it.
+    ``field`` names the part of the true state.  ``visible_to`` says who may see it: ``"nobody"`` (no
+    seat, e.g. a deck's order), ``"owner"`` (the seat or seats holding that piece, e.g. a hand, a card a
+    seat has drawn) or ``"team"`` (every seat of the holding team).  ``until`` says when it becomes
+    public: ``"end"`` (revealed once the game is over), ``"never"``, or the name of an event after
+    which the game's hook no longer varies it.
+
+    What reads it: the conformance kit's mutation leak check
+    (:func:`masques.engine.conformance.check_hidden_information`) varies every declared part through
+    :meth:`Game.vary_hidden` and checks that only the seats allowed to see it notice; bots and the
+    server only ask whether a game declares any (then they determinize).  Observations are written by
+    each game's :meth:`State.observation`; the kit is what holds them to this declaration.
     """
 
     field: str
     visible_to: str
     until: str
     note: str = ""
+
+
+VISIBLE_TO: tuple[str, ...] = ("nobody", "owner", "team")
+"""The values :attr:`HiddenField.visible_to` may take."""
+
+
+@dataclass(frozen=True)
+class HiddenVariation:
+    """What :meth:`Game.vary_hidden` returns: a copy of a true state with one declared hidden part
+    changed, and the seats allowed to see that change (the holders of what changed; empty for a part
+    visible to nobody).  Every other seat, and the spectator, must observe exactly what they did."""
+
+    state: State
+    seen_by: frozenset[int] = frozenset()
 
 
 class Game(ABC):
@@ -218,6 +240,19 @@ class Game(ABC):
     @abstractmethod
     def _sample_from(self, seat: int | None, observation: JSON, rng: random.Random) -> State:
         """The game's sampler, from the seat's current observation (it carries the public history)."""
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """The hidden-information hook: a copy of ``state`` (left untouched) in which the declared
+        ``part`` holds another value consistent with everything public, drawn from ``rng``; ``None``
+        when this position allows no other value (e.g. the part is empty or already revealed).
+
+        A game that declares hidden information must override it (in its own package); the
+        conformance kit fails a game that declares a part and brings no hook.
+        """
+        raise NotImplementedError(
+            f"{self.name} declares hidden part {part.field!r} but has no vary_hidden hook: write "
+            f"{type(self).__name__}.vary_hidden(state, part, rng) returning a HiddenVariation"
+        )
 
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:

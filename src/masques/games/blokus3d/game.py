@@ -77,6 +77,7 @@ class Blokus3DGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.blokus3d.bot:BOT",
+        "figures": "masques.games.blokus3d.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()  # B3-11: perfect information
     option_specs = (

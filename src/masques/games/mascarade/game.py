@@ -31,6 +31,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -125,6 +126,7 @@ class MascaradeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.mascarade.bot:BOT",
+        "figures": "masques.games.mascarade.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),
@@ -190,6 +192,13 @@ class MascaradeGame(Game):
         state = MascaradeState.__new__(MascaradeState)
         state.restore(self, obs, hands, unknown, seed=rng.randrange(2**31))
         return state
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MC-3 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MascaradeState)
+        return vary_hidden(self, state, part, rng)
 
 
 class MascaradeState(State):

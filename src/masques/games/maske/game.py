@@ -44,6 +44,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -109,9 +110,15 @@ class MaskeGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.maske.bot:BOT",
+        "figures": "masques.games.maske.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
-        HiddenField("deck", "nobody", "never", "MS-17: the order of the action cards"),
+        HiddenField(
+            "deck",
+            "owner",
+            "never",
+            "MS-17: the order of the action cards; a card nobody bought is seen by its drawer",
+        ),
         HiddenField("mask_stack", "nobody", "never", "MS-17: the order of the masks still to lay"),
         HiddenField(
             "drawn_card",
@@ -181,6 +188,13 @@ class MaskeGame(Game):
         else:
             stack = [showing, *rng.sample(rest, int(obs["masks_left"]) - 1)]
         return MaskeState.from_observation(self, obs, deck, hidden_drawn, stack, seed=rng.randrange(2**31))
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MS-17 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MaskeState)
+        return vary_hidden(self, state, part, rng)
 
 
 class MaskeState(State):

@@ -41,6 +41,7 @@ from ...engine.core import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     MalformedActionError,
     OptionSpec,
     State,
@@ -74,6 +75,7 @@ class MaskerGame(Game):
     rules_version = "1"
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
+        "figures": "masques.games.masker.figures:figures",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
@@ -173,6 +175,13 @@ class MaskerGame(Game):
         choices = consistent_tokens(self, obs)
         tokens = list(choices[rng.randrange(len(choices))])
         return MaskerState.from_observation(self, obs, tokens, seed=rng.randrange(2**31))
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """MK-15 for the conformance kit's leak check (see hidden.py)."""
+        from .hidden import vary_hidden
+
+        assert isinstance(state, MaskerState)
+        return vary_hidden(self, state, part, rng)
 
     def square_name(self, cell: int) -> str:
         """``a1`` is the top-left cell as drawn: files a.. along a row, ranks 1.. down the rows."""
