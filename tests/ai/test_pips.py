@@ -25,7 +25,7 @@ def test_pips_comes_from_its_entry_point_and_brings_no_part() -> None:
 
 @pytest.mark.parametrize("kind", [k for k in BOT_KINDS if k != "openspiel"])
 def test_every_bot_level_plays_pips_to_the_end_on_its_seats_view(kind: str) -> None:
-    game = load_game("pips", {"players": 3, "hand": 2, "top": 7})
+    game = load_game("pips", {"players": 3, "hand": 2})
     bot = make_bot(kind, "pips")
     state = game.new_initial_state(5)
     rng = random.Random(5)

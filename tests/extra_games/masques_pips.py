@@ -21,6 +21,7 @@ from masques.engine import (
     TERMINAL,
     Game,
     HiddenField,
+    HiddenVariation,
     InvalidOptionError,
     MalformedActionError,
     OptionSpec,
@@ -50,7 +51,32 @@ class PipsGame(Game):
 
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
-        return [{}, {"players": 3, "hand": 2, "top": 7}]
+        return [{}, {"players": 3, "hand": 2}]
+
+    def vary_hidden(self, state: State, part: HiddenField, rng: random.Random) -> HiddenVariation | None:
+        """Hands: one card of a hand swapped with another hand's or the deck's (their holders see it).
+        Deck: two of its cards swap places (nobody sees it)."""
+        assert isinstance(state, PipsState)
+        varied = state.clone()
+        if part.field == "deck":
+            if len(varied.deck) < 2:
+                return None
+            i, j = rng.sample(range(len(varied.deck)), 2)
+            varied.deck[i], varied.deck[j] = varied.deck[j], varied.deck[i]
+            return HiddenVariation(varied)
+        holders = [seat for seat, hand in enumerate(varied.hands) if hand]
+        if not holders:
+            return None
+        seat = rng.choice(holders)
+        places: list[list[int]] = [varied.hands[s] for s in holders if s != seat] + [varied.deck]
+        other = rng.choice([p for p in places if p])
+        mine = varied.hands[seat]
+        i, j = rng.randrange(len(mine)), rng.randrange(len(other))
+        mine[i], other[j] = other[j], mine[i]
+        seen = {seat} | {s for s in holders if varied.hands[s] is other}
+        for hand in varied.hands:
+            hand.sort()
+        return HiddenVariation(varied, frozenset(seen))
 
     @property
     def num_players(self) -> int:
