@@ -16,8 +16,8 @@ import argparse
 import time
 from collections.abc import Callable
 
-from masques.cli.bench import configurations, run_playouts
-from masques.engine import game_names, load_game
+from masques.cli.bench import run_playouts
+from masques.engine import game_class, game_names, load_game
 from masques.engine.chance import CHANCE_VERSION, LEGACY_CHANCE, stream
 
 
@@ -96,7 +96,7 @@ def main() -> None:
     )
     ratios = []
     for name in args.games or game_names():
-        for label, options in configurations(name, {}):
+        for label, options in game_class(name).bench_configurations({}):
             deals = [deal_microseconds(name, options, v) for v in (LEGACY_CHANCE, CHANCE_VERSION)]
             probe = playouts_per_cpu_second(name, options, LEGACY_CHANCE, 3)
             count = max(3, round(probe * args.seconds))

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from masques.cli.bench import configurations, run_playouts
-from masques.engine import game_names, load_game
+from masques.cli.bench import run_playouts
+from masques.engine import game_class, game_names, load_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def main() -> None:
         print(f"\n{name}: random playouts on one core, {args.seconds:g} s per configuration")
         header = ("configuration", "playouts/s", "generations/s", "mean legal", "moves/game")
         print(f"{header[0]:<16}{header[1]:>12}{header[2]:>16}{header[3]:>12}{header[4]:>12}")
-        for label, options in configurations(name, base):
+        for label, options in game_class(name).bench_configurations(base):
             r = run_playouts(load_game(name, options), seconds=args.seconds, label=label)
             print(
                 f"{label:<16}{r.playouts_per_second:>12,.0f}{r.generations_per_second:>16,.0f}"

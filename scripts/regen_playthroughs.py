@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from masques.engine import conformance, load_game
-from masques.engine.playthroughs import PLAYTHROUGHS, playthrough_path
+from masques.engine.playthroughs import playthrough_path, playthroughs
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    for entry in PLAYTHROUGHS:
+    for entry in playthroughs():
         path = Path(playthrough_path(ROOT, entry))
         path.parent.mkdir(parents=True, exist_ok=True)
         text = conformance.playthrough(load_game(entry.game, entry.options), entry.seed)

@@ -150,39 +150,6 @@ def test_bench_prints_a_table_per_structure() -> None:
     assert all(r["playouts"] >= 1 and r["mean_legal_moves"] > 0 for r in rows)
 
 
-def test_solve_single_colour_cube_prints_the_table_and_the_soma_count() -> None:
-    """B3-10: the table per piece set, totals, impossible sets; Soma = 240."""
-    result = runner.invoke(app, ["solve", "cube", "--size", "3", "--single-colour"])
-    assert result.exit_code == 0, result.output
-    out = result.stdout
-    assert "the Soma cube" in out
-    soma_row = next(line for line in out.splitlines() if "Soma" in line)
-    assert "480" in soma_row and "240" in soma_row
-    assert "13 of 56 piece sets are possible" in out
-    assert "3372 distinct cubes up to rotation" in out
-    assert "Impossible piece sets (43)" in out
-
-
-@pytest.mark.parametrize("size", [3, 4, 5])
-def test_solve_multi_colour_packing_prints_every_layer(size: int) -> None:
-    """B3-10 (a): one packing per size, printed layer by layer."""
-    result = runner.invoke(app, ["solve", "cube", "--size", str(size)])
-    assert result.exit_code == 0, result.output
-    assert f"z = {size - 1}" in result.stdout
-    cells = [w for line in result.stdout.splitlines() for w in line.split() if len(w) == 3 and w[0] in "byrg"]
-    assert len(cells) == size**3
-
-
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [(["--size", "6"], "one of 3, 4, 5"), (["--size", "4", "--single-colour"], "needs --size 3")],
-)
-def test_solve_refuses_bad_sizes(args: list[str], fragment: str) -> None:
-    result = runner.invoke(app, ["solve", "cube", *args])
-    assert result.exit_code == 2
-    assert fragment in result.stderr
-
-
 def test_play_without_a_seed_draws_256_bits_and_the_record_keeps_them(tmp_path: Path) -> None:
     """No --seed: a fresh 256-bit seed from the secrets module, written so that it round-trips."""
     seeds = []

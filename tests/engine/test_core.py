@@ -56,3 +56,49 @@ def test_errors_are_typed_and_keep_a_reason() -> None:
         state.apply(0)  # I2 anchored on a1: outside pyramid D
     assert "outside the structure" in illegal.value.reason
     assert state.history == []
+
+
+def test_bench_configurations_default_to_the_given_options() -> None:
+    """A game that does not spread its benchmark over variants measures the options it is given."""
+    from masques.engine.core import Game as BaseGame
+
+    class Plain(BaseGame):
+        name = "plain"
+        title = "Plain"
+        rules_version = "1"
+        option_specs = ()
+
+    assert Plain.bench_configurations({}) == [("defaults", {})]
+    assert Plain.bench_configurations({"players": 3, "fast": True}) == [
+        ("players=3, fast=True", {"players": 3, "fast": True})
+    ]
+    assert Plain.playthrough_configurations() == [("default", 1, {})]
+
+
+def test_shipped_games_spread_bench_configurations_unless_options_are_given() -> None:
+    blokus = game_class("blokus3d")
+    assert [label for label, _ in blokus.bench_configurations({"players": 2})] == [
+        "structure A",
+        "structure B",
+        "structure C",
+        "structure D",
+    ]
+    assert blokus.bench_configurations({"structure": "B"}) == [("structure=B", {"structure": "B"})]
+    for name in game_names():
+        cls = game_class(name)
+        configs = cls.bench_configurations({})
+        assert configs and len({label for label, _ in configs}) == len(configs)
+        for _, options in configs:
+            cls(options)  # every configuration is valid
+
+
+def test_playthroughs_come_from_each_game_and_name_their_files() -> None:
+    from masques.engine.playthroughs import playthroughs
+
+    entries = playthroughs()
+    assert {e.game for e in entries} == set(game_names())
+    masker = [e for e in entries if e.game == "masker"]
+    assert [e.filename for e in masker] == [
+        f"masker-{tag}-seed{seed}.txt" for tag, seed, _ in game_class("masker").playthrough_configurations()
+    ]
+    assert len({e.filename for e in entries}) == len(entries)

@@ -3,7 +3,8 @@
 A playout starts from a new game and, at every turn, generates every legal action and applies one
 drawn uniformly (``State.random_legal_action`` then the validating ``apply``).  Each decision needs
 one complete legal-move generation; a game that counts its generations (Blokus 3D also generates for
-each colour that drops out) reports that count, others their decisions.
+each colour that drops out) reports that count, others their decisions.  What is measured for a game
+comes from its ``Game.bench_configurations``.
 """
 
 from __future__ import annotations
@@ -90,21 +91,3 @@ def run_playouts(
         if max_playouts is None and elapsed >= seconds:
             break
     return BenchResult(label or repr(game.options), playouts, elapsed, decisions, legal_total, generations)
-
-
-def configurations(game_name: str, base: dict[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
-    """What ``masques bench`` measures: every Blokus 3D structure, every Masker player count and
-    variant (unless options are given), else the given options."""
-    if game_name == "blokus3d" and "structure" not in base:
-        return [(f"structure {k}", {**base, "structure": k}) for k in ("A", "B", "C", "D")]
-    if game_name == "mascarade" and not base:
-        return [
-            (f"{p}p{' scoring' if s else ''}", {"players": p, "scoring": s})
-            for s in (False, True)
-            for p in (2, 3, 4)
-        ]
-    if game_name == "maske" and not base:
-        return [(f"{p}p", {"players": p}) for p in (3, 4, 5, 6)]
-    if game_name == "masker" and not base:
-        return [(f"{p}p {v}", {"players": p, "variant": v}) for v in ("2d", "3d") for p in (2, 3, 4)]
-    return [(", ".join(f"{k}={v}" for k, v in base.items()) or "defaults", base)]

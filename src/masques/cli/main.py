@@ -1,7 +1,8 @@
-"""``masques``: play, list games, replay records, measure speed and solve Blokus 3D puzzles.
+"""``masques``: play, list games, replay records, measure speed, and each game's own commands.
 
 Bad input (an unknown game, a bad option value, an unreadable record) is one line on stderr naming
-what is allowed, and exit code 2.
+what is allowed, and exit code 2.  A game's terminal part may add commands (a named typer group,
+e.g. Blokus 3D's ``masques solve``); they are mounted here, at the top level, from the registry.
 """
 
 from __future__ import annotations
@@ -11,44 +12,30 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..engine import EngineError, GameRecord, game_catalogue, game_class
+from ..engine import EngineError, GameRecord, game_catalogue, game_class, game_names
 from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
 from . import bench as bench_mod
 from .options import load_with_words
-from .play import (
-    TerminalGame,
-    default_record_path,
-    load_record_file,
-    parse_seats,
-    render_observation,
-    save_record,
-)
+from .output import console, err_console, fail, progress_bar
+from .parts import render_observation, terminal_part
+from .play import TerminalGame, default_record_path, load_record_file, parse_seats, save_record
 
 app = typer.Typer(
     name="masques",
-    help="Masques: Masker, Maske, Mascarade and Blokus 3D, with bots.",
+    help="Masques: mask board games ('masques games' lists them), with bots and a game server.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
-
-
-def fail(message: str) -> NoReturn:
-    """One line on stderr, exit code 2 (bad input)."""
-    err_console.print(f"masques: error: {message}", highlight=False, markup=False, soft_wrap=True)
-    raise typer.Exit(2)
 
 
 @app.command()
@@ -183,7 +170,8 @@ def bench(
         from .options import parse_game_options
 
         base = parse_game_options(game, list(ctx.args))
-        configs = [(label, game_class(game)(opts)) for label, opts in bench_mod.configurations(game, base)]
+        cls = game_class(game)
+        configs = [(label, cls(opts)) for label, opts in cls.bench_configurations(base)]
     except EngineError as exc:
         fail(str(exc))
     results = []
@@ -220,90 +208,6 @@ def bench(
             f"{r.mean_length:.1f}",
         )
     console.print(table)
-
-
-solve_app = typer.Typer(help="Blokus 3D solitaire puzzles (B3-10).", no_args_is_help=True)
-app.add_typer(solve_app, name="solve")
-
-
-def _progress_bar() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    )
-
-
-@solve_app.command("cube")
-def solve_cube(
-    size: Annotated[int, typer.Option(help="Edge of the cube: 3, 4 or 5.")] = 3,
-    single_colour: Annotated[
-        bool,
-        typer.Option(
-            "--single-colour/--multi-colour",
-            help="Count every single-colour 3x3x3 cube (size 3 only), or find one multi-colour packing.",
-        ),
-    ] = False,
-) -> None:
-    """Count single-colour 3x3x3 cubes per piece set, or print one multi-colour packing."""
-    from ..games.blokus3d import solitaire
-
-    if size not in solitaire.PACKING_SIZES:
-        fail(f"--size must be one of 3, 4, 5 (got {size})")
-    if single_colour and size != 3:
-        fail("--single-colour needs --size 3: one colour's 40 cubes cannot fill a larger cube")
-    with _progress_bar() as progress:
-        task = progress.add_task("piece sets" if single_colour else "searching", total=None)
-
-        def report(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        if single_colour:
-            result = solitaire.count_single_colour_cube(progress=report)
-        else:
-            packing = solitaire.find_packing(size, progress=report)
-    if single_colour:
-        _print_single_colour(result)
-        return
-    console.print(
-        f"One {size}x{size}x{size} packing with {len(packing.pieces)} pieces "
-        f"(letter = colour b/y/r/g, then the piece), layers from the bottom:"
-    )
-    for z, layer in enumerate(solitaire.render_packing_layers(packing, size)):
-        console.print(f"z = {z}", style="bold")
-        console.print(layer, highlight=False)
-
-
-def _print_single_colour(result: Any) -> None:
-    table = Table(title="Single-colour 3x3x3 cubes (B3-10): distinct solutions per piece set")
-    table.add_column("pieces", no_wrap=True)
-    table.add_column("up to rotation", justify="right")
-    table.add_column("up to rotation + reflection", justify="right")
-    table.add_column("note")
-    for r in result.sets:
-        if not r.possible:
-            continue
-        note = f"mirror of {' '.join(r.mirror_of)}" if r.mirror_of else ""
-        if set(r.pieces) == {"V3", "L4", "T4", "S4", "SR", "SL", "Y4"}:
-            note = "the Soma cube"
-        table.add_row(" ".join(r.pieces), str(r.rotation_count), str(r.rotation_reflection_count), note)
-    console.print(table)
-    console.print(
-        f"{len(result.possible)} of {len(result.sets)} piece sets are possible. "
-        f"Total: {result.total_rotation} distinct cubes up to rotation, "
-        f"{result.total_rotation_reflection} up to rotation and reflection (mirror pairs counted once)."
-    )
-    with_i4 = [p for p in result.impossible if "I4" in p]
-    others = [p for p in result.impossible if "I4" not in p]
-    console.print(
-        f"Impossible piece sets ({len(result.impossible)}): the {len(with_i4)} sets with I4 "
-        "(4 cubes long, it cannot lie in a 3-cube edge)" + (", and:" if others else ".")
-    )
-    for pieces in others:
-        console.print("  " + " ".join(pieces), highlight=False)
 
 
 @app.command(context_settings=GAME_OPTIONS)
@@ -390,7 +294,7 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     done = {arena_mod.journal_key(r.spec) for r in kept}
     todo = [spec for spec in specs if arena_mod.journal_key(spec) not in done]
     report = _progress_reporter(len(specs), len(kept))
-    with _progress_bar() as progress:
+    with progress_bar() as progress:
         task = progress.add_task(f"{game} games", total=len(specs), completed=len(kept))
 
         def show(finished: int, _total: int) -> None:
@@ -547,6 +451,40 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
 
 def _advance(progress: Progress, task: TaskID, fraction: float) -> None:
     progress.update(task, completed=fraction)
+
+
+def command_names(typer_app: typer.Typer) -> set[str]:
+    """The names a typer app's commands and groups answer to."""
+    names = {
+        info.name if isinstance(info.name, str) else info.callback.__name__.lower().replace("_", "-")
+        for info in typer_app.registered_commands
+        if info.callback is not None
+    }
+    for group in typer_app.registered_groups:
+        name = group.name
+        if not isinstance(name, str) and group.typer_instance is not None:
+            name = group.typer_instance.info.name
+        if isinstance(name, str):
+            names.add(name)
+    return names
+
+
+def add_game_commands(typer_app: typer.Typer) -> None:
+    """Mount each game's extra commands (its terminal part's ``app``) at the top level; a name that
+    is already taken is refused, naming the game."""
+    for name in game_names():
+        extra = terminal_part(name).app
+        if extra is None:
+            continue
+        group = extra.info.name
+        if not isinstance(group, str):
+            raise ValueError(f"game {name!r}: the terminal part's app needs a name (typer.Typer(name=...))")
+        if group in command_names(typer_app):
+            raise ValueError(f"game {name!r}: the command name {group!r} is already taken")
+        typer_app.add_typer(extra)
+
+
+add_game_commands(app)
 
 
 def main() -> None:

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
-from rich.console import Console, RenderableType
-from rich.pretty import Pretty
+from rich.console import Console
+from rich.markup import escape
 
 from ..ai import Bot, make_bot
 from ..engine import ActionError, Game, GameRecord, State
 from ..engine.chance import stream
-from ..games.blokus3d.pieces import ORIENTATIONS_BY_PIECE
-from . import blokus3d_view, mascarade_view, maske_view, masker_view
+from .parts import TerminalPart, terminal_part
 
 HUMAN = "human"
 MAX_LISTED = 80
@@ -37,19 +36,6 @@ def records_dir() -> Path:
 def default_record_path(game: Game) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return records_dir() / f"{game.name}-{stamp}.json"
-
-
-def render_observation(game_name: str, obs: dict[str, Any], *, show_layers: bool = True) -> RenderableType:
-    """The game's own drawing where one exists, else the observation as data."""
-    if game_name == "blokus3d":
-        return blokus3d_view.board(obs, show_layers=show_layers)
-    if game_name == "masker":
-        return masker_view.board(obs, show_layers=show_layers)
-    if game_name == "mascarade":
-        return mascarade_view.board(obs, show_layers=show_layers)
-    if game_name == "maske":
-        return maske_view.board(obs, show_layers=show_layers)
-    return Pretty(obs)
 
 
 def parse_seats(spec: str, num_players: int) -> list[str]:
@@ -81,8 +67,10 @@ class TerminalGame:
     bot_seed: int | None = None
     state: State = field(init=False)
     listed: list[int] = field(default_factory=list)
+    part: TerminalPart = field(init=False)
 
     def __post_init__(self) -> None:
+        self.part = terminal_part(self.game.name)
         self.state = self.game.new_initial_state(self.seed)
         # The bots draw from a stream of their own: what they play reveals nothing of the deal.
         self.rng = stream(self.seed if self.bot_seed is None else self.bot_seed, "play/bots")
@@ -134,50 +122,34 @@ class TerminalGame:
             self.state.apply(action)
             self._observe()
         self.show(self._viewer() if hidden else None)
+        self.console.print(result_line(self.state))
         return True
 
     def show(self, seat: int | None) -> None:
         obs = self.state.observation(seat)
-        self.console.print(render_observation(self.game.name, obs, show_layers=self.show_layers))
+        self.console.print(self.part.board(obs, show_layers=self.show_layers))
 
     def help_text(self) -> str:
-        lines = [
-            "Enter a move in notation (e.g. L4:5@c3 = piece L4, orientation 5, anchor on c3),",
-            "or the number of a move from the last listing.",
-            "  moves [PIECE]   list legal moves (of one piece)",
-            "  show PIECE      draw a piece's numbered orientations",
+        """The game's title and options, how to type a move, the commands, the game's notes."""
+        options = ", ".join(f"{k}={json.dumps(v)}" for k, v in self.game.options.items())
+        lines = [f"{self.game.title} ({self.game.name}" + (f"; {options})" if options else ")")]
+        if self.part.move_help:
+            lines += self.part.move_help
+        else:
+            legal = self.state.legal_actions()
+            example = f" (e.g. {self.state.action_to_str(legal[0])})" if legal else ""
+            lines += [
+                f"Enter a move in the game's notation{example},",
+                "or the number of a move from the last listing ('moves').",
+            ]
+        lines.append("  " + self.part.moves_help)
+        lines += [f"  {c.usage:<15} {c.help}" for c in self.part.commands.values()]
+        lines += [
             "  board           draw the board again (layers on/off: layers)",
             "  save [FILE]     save the game record now",
             "  quit            stop (the record is saved)",
+            *self.part.notes,
         ]
-        if self.game.name == "masker":
-            lines[:4] = [
-                "Enter the square the runner steps to (e.g. c4), 'stop' to end your turn",
-                "after a step, 'take N' to take the next cross from seat N's piles (MK-11),",
-                "or the number of a move from the last listing.",
-                "  moves           list legal moves",
-            ]
-        if self.game.name == "mascarade":
-            lines[:4] = [
-                "Enter CARD@SQUARE to place a card of your hand (e.g. 12@e5), or 'pass' when",
-                "nothing fits, or the number of a move from the last listing.",
-                "  moves [CARD]    list legal moves (of one card)",
-            ]
-        if self.game.name == "maske":
-            lines[:4] = [
-                "Enter a move: a hole (d4) to place or jump a stick, 'step STICK DIRECTION'",
-                "(e.g. step 2 up; up/right/down/left; seat s owns sticks 2s and 2s+1), 'pass',",
-                "'draw', 'done' (end a move or free steps), 'bid N' or 'drop' in an auction,",
-                "'lay N' (lay the mask N quarter turns clockwise), 'turn cw|ccw', 'stick N',",
-                "'player N', or the number of a move from the last listing.",
-                "  moves           list legal moves",
-            ]
-        if self.game.name == "blokus3d":
-            lines.append("Pieces: " + blokus3d_view.pieces_help())
-            lines.append(
-                "The anchor is the corner of the piece's bounding box with the smallest file and"
-                " rank; the height follows from the structure."
-            )
         return "\n".join(lines)
 
     def list_moves(self, piece: str | None) -> None:
@@ -204,6 +176,7 @@ class TerminalGame:
 
     def prompt(self, seat: int) -> int | None:
         """Read commands until a legal move is given; None if the player quits."""
+        self.listed = []  # a listing numbers the moves of the position it was made in
         while True:
             try:
                 line = self.ask(f"seat {seat} move (help for commands): ").strip()
@@ -220,12 +193,8 @@ class TerminalGame:
                 return None
             elif word in ("moves", "m", "list"):
                 self.list_moves(rest.strip() or None)
-            elif word == "show" and self.game.name == "blokus3d":
-                piece = rest.strip().upper()
-                if piece not in ORIENTATIONS_BY_PIECE:
-                    self.console.print(f"unknown piece {rest.strip()!r}: {blokus3d_view.pieces_help()}")
-                else:
-                    self.console.print(blokus3d_view.orientation_drawing(piece))
+            elif word in self.part.commands:
+                self.console.print(self.part.commands[word].run(rest, self.state.observation(seat)))
             elif word == "board":
                 self.show(seat)
             elif word == "layers":
@@ -234,18 +203,17 @@ class TerminalGame:
             elif word == "save":
                 path = Path(rest.strip()) if rest.strip() else default_record_path(self.game)
                 self.console.print(f"saved to {save_record(self.record(), path)}")
-            elif line.isdigit():
-                n = int(line)
-                if not self.listed or not 1 <= n <= len(self.listed):
-                    self.console.print("No such number: list moves first with 'moves'.")
-                    continue
-                return self.listed[n - 1]
+            elif line.isdigit() and self.listed and 1 <= int(line) <= len(self.listed):
+                return self.listed[int(line) - 1]
             else:
                 try:
                     action = self.state.action_from_str(line)
                     self.state.check_action(action)
                 except ActionError as exc:
-                    self.console.print(f"[red]{exc}[/]")
+                    if line.isdigit():  # a number that is no move of the game's notation either
+                        self.console.print("No such number: list moves first with 'moves'.")
+                    else:
+                        self.console.print(f"[red]{escape(str(exc))}[/]")
                     continue
                 return action
 
@@ -253,6 +221,14 @@ class TerminalGame:
 def _group(move_text: str) -> str:
     """What 'moves X' filters on: the piece (L4:5@c3), the card (12@e5) or the kind (bid 12)."""
     return re.split(r"[:@ ]", move_text, maxsplit=1)[0]
+
+
+def result_line(state: State) -> str:
+    """The end of a game in any game's terms: scores by seat and the winners."""
+    winners = state.winners()
+    scores = ", ".join(f"{score:g}" for score in state.scores())
+    who = ", ".join(f"seat {w}" for w in winners) or "nobody"
+    return f"Result: scores by seat {scores}; winner{'s' if len(winners) > 1 else ''}: {who}"
 
 
 def save_record(record: GameRecord, path: Path) -> Path:

@@ -259,6 +259,20 @@ class Game(ABC):
         """Option sets the conformance kit runs on (every variant worth checking)."""
         return [{}]
 
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        """What ``masques bench`` and ``benchmarks/engine.py`` measure, as (label, options), given the
+        options of the command line: by default those options alone (a game may spread them over its
+        variants, e.g. every player count when none is given)."""
+        return [(", ".join(f"{k}={v}" for k, v in options.items()) or "defaults", dict(options))]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        """The golden playthroughs, as (tag, seed, options): each is the file
+        ``tests/playthroughs/<game>-<tag>-seed<seed>.txt`` (see ``engine/playthroughs.py``).  By
+        default one game with the default options at seed 1, so every game has a golden trace."""
+        return [("default", 1, {})]
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
 

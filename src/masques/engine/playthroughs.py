@@ -1,4 +1,7 @@
-"""Which golden playthroughs exist (game, options, seed) and where their files live."""
+"""Which golden playthroughs exist (game, options, seed) and where their files live.
+
+Each game lists its own in ``Game.playthrough_configurations``; this module names their files.
+"""
 
 from __future__ import annotations
 
@@ -24,25 +27,15 @@ class Playthrough:
         return json.dumps([self.game, self.options, self.seed], sort_keys=True)
 
 
-PLAYTHROUGHS: tuple[Playthrough, ...] = (
-    Playthrough("blokus3d", 1, {"structure": "D", "players": 4}, "D-4p"),
-    Playthrough("blokus3d", 2, {"structure": "A", "players": 2}, "A-2p"),
-    Playthrough("blokus3d", 3, {"structure": "B", "players": 3}, "B-3p"),
-    Playthrough(
-        "blokus3d",
-        4,
-        {"structure": "C", "players": 2, "colours_per_player": 2, "two_player_scoring": "best"},
-        "C-2x2-best",
-    ),
-    Playthrough("masker", 1, {"players": 2, "variant": "2d"}, "2p-2d"),
-    Playthrough("masker", 2, {"players": 3, "variant": "2d"}, "3p-2d"),
-    Playthrough("masker", 3, {"players": 4, "variant": "3d"}, "4p-3d"),
-    Playthrough("masker", 4, {"players": 3, "variant": "3d"}, "3p-3d"),
-    Playthrough("mascarade", 1, {"players": 3, "scoring": False}, "3p"),
-    Playthrough("mascarade", 2, {"players": 4, "scoring": True}, "4p-scoring"),
-    Playthrough("maske", 1, {"players": 4, "masks": 4}, "4p-4masks"),
-    Playthrough("maske", 2, {"players": 3, "masks": 3, "unmasking": True}, "3p-3masks-unmasking"),
-)
+def playthroughs(games: list[str] | None = None) -> list[Playthrough]:
+    """Every registered game's golden playthroughs (``Game.playthrough_configurations``), by game name."""
+    from .registry import game_class, game_names
+
+    return [
+        Playthrough(name, seed, dict(options), tag)
+        for name in (game_names() if games is None else games)
+        for tag, seed, options in game_class(name).playthrough_configurations()
+    ]
 
 
 def playthrough_path(root: PurePath, entry: Playthrough) -> PurePath:

@@ -78,6 +78,7 @@ class Blokus3DGame(Game):
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.blokus3d.bot:BOT",
         "figures": "masques.games.blokus3d.figures:figures",
+        "terminal": "masques.games.blokus3d.terminal:TERMINAL",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()  # B3-11: perfect information
     option_specs = (
@@ -167,6 +168,26 @@ class Blokus3DGame(Game):
             }
         )
         return configs
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        """Every structure unless one is given."""
+        if "structure" in options:
+            return super().bench_configurations(options)
+        return [(f"structure {k}", {**options, "structure": k}) for k in ("A", "B", "C", "D")]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("D-4p", 1, {"structure": "D", "players": 4}),
+            ("A-2p", 2, {"structure": "A", "players": 2}),
+            ("B-3p", 3, {"structure": "B", "players": 3}),
+            (
+                "C-2x2-best",
+                4,
+                {"structure": "C", "players": 2, "colours_per_player": 2, "two_player_scoring": "best"},
+            ),
+        ]
 
     @property
     def num_players(self) -> int:

@@ -127,6 +127,7 @@ class MascaradeGame(Game):
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.mascarade.bot:BOT",
         "figures": "masques.games.mascarade.figures:figures",
+        "terminal": "masques.games.mascarade.terminal:TERMINAL",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField("hands", "owner", "end", "MC-3: each hand is seen by its owner; others see its size"),
@@ -140,6 +141,23 @@ class MascaradeGame(Game):
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         return [{"players": p, "scoring": s} for s in (False, True) for p in (2, 3, 4)]
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [
+            (f"{p}p{' scoring' if s else ''}", {"players": p, "scoring": s})
+            for s in (False, True)
+            for p in (2, 3, 4)
+        ]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("3p", 1, {"players": 3, "scoring": False}),
+            ("4p-scoring", 2, {"players": 4, "scoring": True}),
+        ]
 
     @property
     def num_players(self) -> int:

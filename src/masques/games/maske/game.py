@@ -111,6 +111,7 @@ class MaskeGame(Game):
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.maske.bot:BOT",
         "figures": "masques.games.maske.figures:figures",
+        "terminal": "masques.games.maske.terminal:TERMINAL",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
@@ -142,6 +143,19 @@ class MaskeGame(Game):
         configs: list[dict[str, JSON]] = [{"players": p} for p in (3, 4, 5, 6)]
         configs += [{"players": 4, "unmasking": True}, {"players": 3, "masks": 2, "unmasking": True}]
         return configs
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [(f"{p}p", {"players": p}) for p in (3, 4, 5, 6)]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("4p-4masks", 1, {"players": 4, "masks": 4}),
+            ("3p-3masks-unmasking", 2, {"players": 3, "masks": 3, "unmasking": True}),
+        ]
 
     @property
     def num_players(self) -> int:

@@ -76,6 +76,7 @@ class MaskerGame(Game):
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
         "figures": "masques.games.masker.figures:figures",
+        "terminal": "masques.games.masker.terminal:TERMINAL",
     }
     hidden_information: ClassVar[tuple[HiddenField, ...]] = (
         HiddenField(
@@ -109,6 +110,21 @@ class MaskerGame(Game):
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         return [{"players": p, "variant": v} for v in ("2d", "3d") for p in (2, 3, 4)]
+
+    @classmethod
+    def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
+        if options:
+            return super().bench_configurations(options)
+        return [(f"{p}p {v}", {"players": p, "variant": v}) for v in ("2d", "3d") for p in (2, 3, 4)]
+
+    @classmethod
+    def playthrough_configurations(cls) -> list[tuple[str, int, dict[str, JSON]]]:
+        return [
+            ("2p-2d", 1, {"players": 2, "variant": "2d"}),
+            ("3p-2d", 2, {"players": 3, "variant": "2d"}),
+            ("4p-3d", 3, {"players": 4, "variant": "3d"}),
+            ("3p-3d", 4, {"players": 3, "variant": "3d"}),
+        ]
 
     @property
     def num_players(self) -> int:

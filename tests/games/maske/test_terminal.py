@@ -15,10 +15,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from masques.cli import maske_view
 from masques.cli.main import app
 from masques.cli.play import TerminalGame
 from masques.engine import load_game
+from masques.games.maske import terminal
 from masques.games.maske.data import CARDS, CENTRE, MASK_VALUES, MASKS, SIZE
 from masques.games.maske.game import DRAW, PASS, STEP, MaskeState, hole_name
 
@@ -36,7 +36,7 @@ def new_state(players: int = 4, seed: int = 0, **options: Any) -> MaskeState:
 
 def render(obs: dict[str, Any], **kwargs: Any) -> str:
     console = Console(record=True, width=100, file=io.StringIO())
-    console.print(maske_view.board(json.loads(json.dumps(obs)), **kwargs))  # as plain data
+    console.print(terminal.board(json.loads(json.dumps(obs)), **kwargs))  # as plain data
     return console.export_text()
 
 
@@ -417,7 +417,7 @@ def test_game_over_names_the_winners_and_the_log_spells_out_sold_cards() -> None
     winners = ", ".join(f"seat {w}" for w in state.winners())
     assert winners in text and f"with {best} points" in text
     assert "payday now" not in text and "WINNER" in text
-    sold = [line for line in state.log[-maske_view.LOG_LINES :] if "bought card" in line]
+    sold = [line for line in state.log[-terminal.LOG_LINES :] if "bought card" in line]
     for line in sold:
         card = int(re.findall(r"card (\d+)", line)[0])
         shown = next(t for t in text.splitlines() if t.startswith(f"log: {line}"))
@@ -425,3 +425,65 @@ def test_game_over_names_the_winners_and_the_log_spells_out_sold_cards() -> None
         assert len(shown) <= 100
     assert "beneath, top first" in render(state.observation(None), show_layers=True)
     assert "beneath, top first" not in render(state.observation(None), show_layers=False)
+
+
+# -- the mask being laid, and examples that are legal moves ---------------------------------------------
+def test_the_placer_sees_the_mask_to_lay_in_each_orientation() -> None:
+    """MS-8, MS-3: the observation names the mask being laid; the view draws it as each 'lay N' lays
+    it, with the payday each seat's sticks would earn on it (MS-13)."""
+    rng = random.Random(4)
+    checked = 0
+    for seed in range(3):
+        state = new_state(players=4, seed=seed)
+        while play_until(state, rng, lambda s: s.phase == "lay") and checked < 6:
+            obs = state.observation(state.current_player)
+            mask = state.stack[0]
+            assert obs["mask_to_lay"] == mask
+            text = render(obs)
+            assert f"the mask to lay: {MASKS[mask].name} (#{mask})" in text
+            assert "not shown" not in text
+            for orientation in range(4):
+                assert f"lay {orientation}" in text
+                rows = terminal.lay_preview(obs, orientation).plain.splitlines()
+                values = MASK_VALUES[mask][orientation]
+                holes = [h for pair in obs["sticks"] for h in pair]
+                for r in range(SIZE):
+                    cells = [rows[r][2 * c : 2 * c + 2] for c in range(SIZE)]
+                    for c, cell in enumerate(cells):
+                        hole = r * SIZE + c
+                        if hole in holes:
+                            assert cell == f"{holes.index(hole):>2}"
+                        elif hole == CENTRE:
+                            assert cell == " ×"
+                        else:
+                            assert cell == " " + {0: "·", 3: "o", 5: "O"}[values[hole]]
+                pays = [
+                    sum(values[h] for h in state.sticks[2 * s : 2 * s + 2]) * (2 if state.double[s] else 1)
+                    for s in range(4)
+                ]
+                assert rows[SIZE] == "payday by seat: " + " ".join(map(str, pays))
+            checked += 1
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked == 6
+
+
+def test_hole_examples_are_legal_holes_never_the_centre() -> None:
+    """MS-1, MS-7: the set-up hint (and a jump's, MS-12) suggests a free hole that is a legal move;
+    the centre is no hole."""
+    found = {"setup": 0, "effect:place": 0}
+    for seed in range(30):
+        state = new_state(players=5, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            key = state.phase + (f":{state.effect['stage']}" if state.effect else "")
+            if key in found:
+                text = render(state.observation(state.current_player))
+                match = re.search(r"e\.g\. ([a-g][1-7])", text)
+                assert match, text
+                assert match.group(1) != hole_name(CENTRE)
+                assert state.is_legal(state.action_from_str(match.group(1))), (key, match.group(1))
+                found[key] += 1
+            state.apply(rng.choice(state.legal_actions()))
+        if min(found.values()) >= 3:
+            break
+    assert min(found.values()) >= 3, found

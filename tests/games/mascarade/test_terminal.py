@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from masques.cli import mascarade_view
 from masques.cli.main import app
 from masques.engine import load_game
+from masques.games.mascarade import terminal
 from masques.games.mascarade.game import CARDS
 
 runner = CliRunner()
@@ -78,7 +78,7 @@ def test_bad_options_exit_2_with_one_line(args: list[str]) -> None:
 
 def render(obs: dict[str, object]) -> str:
     console = Console(record=True, width=120, color_system=None)
-    console.print(mascarade_view.board(obs))
+    console.print(terminal.board(obs))
     return console.export_text()
 
 
@@ -92,7 +92,7 @@ def test_view_shows_the_hand_to_its_owner_only() -> None:
     views = {seat: render(state.observation(seat)) for seat in (0, 1, 2, None)}
     for seat in (0, 1, 2):
         for card in state.observation(seat)["hand"]:
-            words = mascarade_view.card_words(card)
+            words = terminal.card_words(card)
             assert words in views[seat]
             for other in (0, 1, 2, None):
                 if other != seat and card not in (state.observation(other)["hand"] or []):
@@ -109,7 +109,7 @@ def test_view_draws_every_placed_card_with_its_features() -> None:
         state.apply(state.random_legal_action(rng))
     text = render(state.observation(None))
     for card, _square, _seat in state.placed:
-        code = mascarade_view.card_code(card).plain
+        code = terminal.card_code(card).plain
         assert f"#{card}" in text and code in text
         assert len(code) == 5
     for value in (CARDS[0].face, CARDS[0].hair):

@@ -1,4 +1,5 @@
-"""Terminal drawing of a Masker observation with rich: the grid (2D) or the stacks (3D) and a status.
+"""Masker in the terminal (its "terminal" part): the grid (2D) or the stacks (3D) and a status, drawn
+with rich, and the move notation's help.
 
 Everything here reads the observation dict only (what a seat may see), never the engine state.  The
 viewer's secret colour comes from ``obs["your_colour"]`` alone (None for a spectator, MK-15); the other
@@ -13,6 +14,8 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+from ...cli.parts import TerminalPart
 
 FILES = "abcdef"
 LETTER = {
@@ -325,3 +328,15 @@ def board(obs: dict[str, Any], *, show_layers: bool = True) -> RenderableType:
         parts.append(end_lines(obs))
     parts.append(legend(obs))
     return Group(*parts)
+
+
+TERMINAL = TerminalPart(
+    board=board,
+    move_help=(
+        "Enter the square the runner steps to (e.g. c4), 'stop' to end your turn",
+        "after a step, 'take N' to take the next cross from seat N's piles (MK-11),",
+        "or the number of a move from the last listing.",
+    ),
+    moves_help="moves           list legal moves",
+)
+"""Masker's terminal part (``MaskerGame.parts["terminal"]``)."""

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.style import Style
 from typer.testing import CliRunner
 
-from masques.cli import masker_view
 from masques.cli.main import app
 from masques.engine import load_game
+from masques.games.masker import terminal
 from masques.games.masker.game import STOP, MaskerState
 
 runner = CliRunner()
@@ -36,7 +36,7 @@ def new_state(players: int = 2, variant: str = "2d", seed: int = 0) -> MaskerSta
 
 def render(obs: dict[str, Any]) -> str:
     console = Console(record=True, width=100, file=io.StringIO())
-    console.print(masker_view.board(json.loads(json.dumps(obs))))  # the observation as plain data
+    console.print(terminal.board(json.loads(json.dumps(obs))))  # the observation as plain data
     return console.export_text()
 
 
@@ -232,7 +232,7 @@ def test_2d_board_draws_every_cell_with_coordinates_and_the_runner() -> None:
         expected = []
         for c in range(6):
             stack = obs["stacks"][r * 6 + c]
-            expected.append(masker_view.LETTER[stack[-1]] if stack else "·")
+            expected.append(terminal.LETTER[stack[-1]] if stack else "·")
         assert cells == expected, (row, expected)
     runner_line = next(line for line in lines if "runner @ " in line)
     assert f"runner @ {state.game.square_name(state.runner)}" in runner_line
@@ -253,8 +253,8 @@ def test_3d_board_draws_heights_tops_and_each_stack_bottom_to_top() -> None:
         listed = next(line for line in text.splitlines() if re.search(rf"\s{name}\s{{2,}}", line))
         letters = listed.split(name, 1)[1].split()
         if stack:
-            assert letters[: len(stack)] == [masker_view.LETTER[c] for c in stack]
-    tops = [f"{masker_view.LETTER[s[-1]]}{len(s)}" for s in obs["stacks"] if s]
+            assert letters[: len(stack)] == [terminal.LETTER[c] for c in stack]
+    tops = [f"{terminal.LETTER[s[-1]]}{len(s)}" for s in obs["stacks"] if s]
     grid_text = "".join(text.split("stacks from above")[1].split("z = 0")[0])
     for top in tops:
         assert top in grid_text
@@ -278,7 +278,7 @@ def test_status_shows_seats_partners_piles_and_the_secret_only_to_its_team() -> 
             held = len(obs["piles"][other])
             assert f"{held}/9" in row
             piles = row.split("│")[4].split()
-            assert "".join(piles) == "".join(masker_view.LETTER[c] for c in obs["piles"][other])
+            assert "".join(piles) == "".join(terminal.LETTER[c] for c in obs["piles"][other])
             assert all(len(p) == 3 for p in piles[:-1])  # piles of 3 (MK-9)
     spectator = render(state.observation(None))
     assert "your colour" not in spectator
@@ -315,7 +315,7 @@ def test_free_step_completion_elimination_and_end_are_explained() -> None:
 
 
 def test_black_crosses_are_visible_on_a_dark_terminal() -> None:
-    for style_text in (masker_view.CELL_STYLE["black"], masker_view.TEXT_STYLE["black"]):
+    for style_text in (terminal.CELL_STYLE["black"], terminal.TEXT_STYLE["black"]):
         style = Style.parse(style_text)
         assert style.bgcolor is not None and style.bgcolor.name != "black"
         assert style.color is not None and style.color.name in ("white", "bright_white")

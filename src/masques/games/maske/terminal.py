@@ -1,5 +1,5 @@
-"""Terminal drawing of a Maske observation with rich: the plate under the top mask, the seats and
-whose decision it is.
+"""Maske in the terminal (its "terminal" part): the plate under the top mask, the seats and whose
+decision it is, drawn with rich, and the move notation's help.
 
 Everything here reads the observation dict only (what a seat may see), never the engine state.  The
 public data tables (the masks' rings, the cards' texts) are used to draw the top mask and to spell
@@ -17,8 +17,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..games.maske.data import CARDS, CENTRE, MASK_VALUES, MASKS, SIZE
-from ..games.maske.game import hole_name
+from ...cli.parts import TerminalPart
+from .data import CARDS, CENTRE, MASK_VALUES, MASKS, SIZE
+from .game import hole_name
 
 FILES = "abcdefg"
 SEAT_STYLE = (
@@ -34,7 +35,7 @@ RING = {0: ("·", "dim"), 3: ("o", "bold yellow"), 5: ("O", "bold magenta")}
 CENTRE_MARK = ("×", "bold red")
 LOG_LINES = 10
 NOTATION = (
-    "moves: a hole (d4) · step STICK DIRECTION (step 2 up) · pass · draw · done\n"
+    "moves: a hole (c4) · step STICK DIRECTION (step 2 up) · pass · draw · done\n"
     "       drop · bid N · lay N (N quarter turns clockwise) · turn cw|ccw\n"
     "       stick N · player N · directions: up right down left"
 )
@@ -74,6 +75,14 @@ def payday_value(obs: dict[str, Any], seat: int) -> int | None:
         return None
     earned = sum(values[int(h)] for h in obs["sticks"][seat] if h >= 0)
     return earned * (2 if obs["double_payday"][seat] else 1)
+
+
+def example_hole(obs: dict[str, Any]) -> str:
+    """A free hole to give as an example, the nearest to the centre (which is no hole, MS-1)."""
+    taken = {*stick_holes(obs), CENTRE}
+    cr, cc = divmod(CENTRE, SIZE)
+    free = [h for h in range(SIZE * SIZE) if h not in taken]
+    return hole_name(min(free, key=lambda h: (abs(h // SIZE - cr) + abs(h % SIZE - cc), h)))
 
 
 def orientation_words(orientation: int) -> str:
@@ -293,7 +302,7 @@ def effect_lines(obs: dict[str, Any]) -> Text:
         which = "one of their own sticks" if whose == "own" else "an opponent's stick"
         out.append(f" chooses {which} to jump: 'stick N'")
     elif stage == "place":
-        out.append(f" chooses the free hole stick {stick} jumps to: a hole, e.g. d4")
+        out.append(f" chooses the free hole stick {stick} jumps to: a hole, e.g. {example_hole(obs)}")
         if left > 1:
             out.append(f" ({left} jumps left)")
     elif stage == "pick_own":
@@ -337,10 +346,17 @@ def turn_lines(obs: dict[str, Any]) -> Text:
     out = seat_text(mover, obs)
     if phase == "setup":
         g = stick_holes(obs).index(-1)
-        out.append(f" puts stick {g} in a free hole (MS-7): type a hole, e.g. d4", style="bold")
+        out.append(
+            f" puts stick {g} in a free hole (MS-7): type a hole, e.g. {example_hole(obs)}"
+            f" (not {hole_name(CENTRE)}, the centre)",
+            style="bold",
+        )
     elif phase == "lay":
         out.append(" lays the next mask (MS-8): 'lay N' = N quarter turns clockwise (0-3)", style="bold")
-        out.append("\nthe mask to lay is not shown: this observation does not reveal it", style="dim")
+        if obs.get("mask_to_lay") is not None:
+            mask = int(obs["mask_to_lay"])
+            out.append(f"\nthe mask to lay: {MASKS[mask].name} (#{mask}); below, as each 'lay N' lays it")
+            out.append(" (a stick hides the ring it stands on; the payday line counts it)", style="dim")
     elif phase == "action":
         extra = mover != _slot_seat(obs)
         out.append(f" {'takes an extra action (card)' if extra else 'takes their action'}", style="bold")
@@ -358,6 +374,43 @@ def turn_lines(obs: dict[str, Any]) -> Text:
     else:
         out.append(f" decides ({phase})")
     return out
+
+
+def lay_preview(obs: dict[str, Any], orientation: int) -> Text:
+    """The mask being laid (``obs["mask_to_lay"]``) as ``lay {orientation}`` would lay it: its rings,
+    the centre and the sticks (a stick's number hides its ring), a row per rank, then what each seat
+    would earn at payday on it (MS-13)."""
+    values = MASK_VALUES[int(obs["mask_to_lay"])][orientation]
+    holes = stick_holes(obs)
+    text = Text()
+    for r in range(SIZE):
+        for c in range(SIZE):
+            hole = r * SIZE + c
+            mark, style = CENTRE_MARK if hole == CENTRE else RING[values[hole]]
+            if hole in holes:
+                g = holes.index(hole)
+                text.append(f"{g:>2}", style=SEAT_STYLE[(g // 2) % len(SEAT_STYLE)])
+            else:
+                text.append(f" {mark}", style=style)
+        text.append("\n")
+    pays = [
+        sum(values[int(h)] for h in sticks if h >= 0) * (1 + bool(double))
+        for sticks, double in zip(obs["sticks"], obs["double_payday"], strict=True)
+    ]
+    text.append("payday by seat: " + " ".join(map(str, pays)), style="dim")
+    return text
+
+
+def mask_to_lay(obs: dict[str, Any]) -> RenderableType | None:
+    """MS-8: the mask being laid (the observation names it) in each of its four orientations, so
+    the placer sees what each ``lay N`` does before choosing."""
+    if obs["phase"] != "lay" or obs.get("mask_to_lay") is None:
+        return None
+    row = Table.grid(padding=(0, 1))
+    for _ in range(4):
+        row.add_column()
+    row.add_row(*(Panel(lay_preview(obs, o), title=f"lay {o}", expand=False) for o in range(4)))
+    return row
 
 
 def log_lines(obs: dict[str, Any], width: int = 100) -> Text:
@@ -417,7 +470,24 @@ def board(obs: dict[str, Any], *, show_layers: bool = True) -> RenderableType:
     if below is not None:
         parts.append(below)
     parts.append(turn_lines(obs))
+    to_lay = mask_to_lay(obs)
+    if to_lay is not None:
+        parts.append(to_lay)
     if obs["log"] or obs.get("last_move"):
         parts.append(FittedLog(obs))
     parts.append(legend(obs))
     return Group(*parts)
+
+
+TERMINAL = TerminalPart(
+    board=board,
+    move_help=(
+        "Enter a move: a hole (c4) to place or jump a stick, 'step STICK DIRECTION'",
+        "(e.g. step 2 up; up/right/down/left; seat s owns sticks 2s and 2s+1), 'pass',",
+        "'draw', 'done' (end a move or free steps), 'bid N' or 'drop' in an auction,",
+        "'lay N' (lay the mask N quarter turns clockwise), 'turn cw|ccw', 'stick N',",
+        "'player N', or the number of a move from the last listing.",
+    ),
+    moves_help="moves           list legal moves",
+)
+"""Maske's terminal part (``MaskeGame.parts["terminal"]``)."""

@@ -1,4 +1,5 @@
-"""Terminal drawing of a Mascarade observation: the 10x10 layout with every card's five features.
+"""Mascarade in the terminal (its "terminal" part): the 10x10 layout with every card's five features,
+and the move notation's help.
 
 Each card is five letters, one per feature in the order face, hair, eyes, nose, mouth (the legend
 says which letter is which value), so a player can see at a glance what two cards share.  Everything
@@ -13,7 +14,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..games.mascarade.game import CARDS, FEATURE_TABLE, FEATURES, SIZE, START
+from ...cli.parts import TerminalPart
+from .game import CARDS, FEATURE_TABLE, FEATURES, SIZE, START
 
 FILES = "abcdefghij"
 FEATURE_STYLES = ("bold magenta", "yellow", "cyan", "green", "red")
@@ -125,3 +127,14 @@ def board(obs: dict[str, Any], *, show_layers: bool = True) -> RenderableType:
             line += f" Seats {', '.join(map(str, tied))} were tied; the lot chose seat {lot}."
         parts.append(Text(line, style="bold"))
     return Group(*parts)
+
+
+TERMINAL = TerminalPart(
+    board=board,
+    move_help=(
+        "Enter CARD@SQUARE to place a card of your hand (e.g. 12@e5), or 'pass' when",
+        "nothing fits, or the number of a move from the last listing.",
+    ),
+    moves_help="moves [CARD]    list legal moves (of one card)",
+)
+"""Mascarade's terminal part (``MascaradeGame.parts["terminal"]``)."""
