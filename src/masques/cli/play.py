@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..ai import Bot, make_bot
-from ..engine import ActionError, Game, GameRecord, State
+from ..engine import ActionError, Game, GameRecord, MalformedActionError, State
 from ..engine.chance import stream
 from .parts import TerminalPart, terminal_part
 
@@ -210,7 +210,8 @@ class TerminalGame:
                     action = self.state.action_from_str(line)
                     self.state.check_action(action)
                 except ActionError as exc:
-                    if line.isdigit():  # a number that is no move of the game's notation either
+                    if line.isdigit() and isinstance(exc, MalformedActionError):
+                        # a number that is no listed move and not a move of the game's notation
                         self.console.print("No such number: list moves first with 'moves'.")
                     else:
                         self.console.print(f"[red]{escape(str(exc))}[/]")
