@@ -41,6 +41,7 @@ def test_a_human_plays_pips_to_the_end_in_the_terminal(tmp_path: Path) -> None:
     out = result.stdout
     assert "Game over" in out
     assert "garbage" in out  # the refusal names what it could not read
+    assert "is not in the hand of the player to move" in out  # a card the human does not hold
     saved = json.loads(record.read_text("utf-8"))
     assert saved["game"] == "pips" and len(saved["actions"]) == 6
     replayed = runner.invoke(app, ["replay", str(record)])
