@@ -43,7 +43,18 @@ GAME_TIMEOUT = 120.0
 
 HOST = "127.0.0.1"
 
-STATE_KEYS = {"type", "match", "version", "seat", "to_move", "your_turn", "observation", "legal", "log"}
+STATE_KEYS = {
+    "type",
+    "match",
+    "version",
+    "seat",
+    "to_move",
+    "your_turn",
+    "observation",
+    "legal",
+    "log",
+    "result",
+}
 SUMMARY_KEYS = {
     "id",
     "game",
@@ -588,6 +599,10 @@ def _check_state(
     )
     problems = hidden_field_problems(game, truth, seat, message["observation"])
     assert not problems, problems
+    if truth.is_terminal():
+        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners()}
+    else:
+        assert message["result"] is None, "a result before the end"
     _check_summary(message["match"], seat_kinds)
     assert message["match"]["version"] == version
     to_move = None if truth.is_terminal() else truth.current_player

@@ -41,6 +41,7 @@ def test_games_lists_every_game_with_its_options(api: httpx.Client) -> None:
         assert entry["title"] == cls.title
         assert entry["rules_version"] == cls.rules_version
         assert [o["name"] for o in entry["options"]] == [s.name for s in cls.option_specs]
+        assert entry["players"] == cls().num_players
     players = next(o for o in games["masker"]["options"] if o["name"] == "players")
     assert players == {**players, "type": "int", "default": 2, "allowed": [2, 3, 4]}
 

@@ -8,6 +8,7 @@ The match page tells tests where it is through attributes of ``.match-page``: ``
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from collections.abc import Callable
@@ -183,6 +184,18 @@ def play_pages_to_end(pages: list[Page], move: Move, *, timeout: float = GAME_TI
         wait_version_above(mover, seen)
         made += 1
     raise TimeoutError(f"the game did not end within {timeout} s ({made} moves made)")
+
+
+def generic_move(rng: random.Random) -> Move:
+    """A move for ``play_to_end`` in the generic view (a game without a view module of its own):
+    click one of the legal moves' buttons, drawn with ``rng``."""
+
+    def move(page: Page) -> None:
+        buttons = page.get_by_test_id("generic-move")
+        buttons.first.wait_for()
+        buttons.nth(rng.randrange(buttons.count())).click()
+
+    return move
 
 
 def legal_ids_on_screen(page: Page) -> set[int]:

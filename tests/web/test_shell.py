@@ -128,3 +128,35 @@ def test_the_match_page_fits_a_phone(browser: Browser, web_server: object) -> No
     finally:
         context.close()
     assert not errors
+
+
+def test_the_lobby_form_offers_every_option_of_every_game(page: Page, web_server: object) -> None:
+    """Every option /api/games lists with a fixed set of values has a field in the create form, with
+    those values (MC-5a's matching and MS-11a's auction among them), and a match created with a
+    non-default value carries it."""
+    base = web_server.base_url  # type: ignore[attr-defined]
+    with httpx.Client(base_url=base, timeout=20) as api:
+        games = api.get("/api/games").json()
+    page.goto(base + "/")
+    seen = set()
+    for game in games:
+        page.get_by_test_id(f"choose-{game['name']}").click()
+        form = page.get_by_test_id("create-form")
+        for option in game["options"]:
+            if option["type"] == "bool":
+                expect(form.locator(f"input[name={option['name']}]")).to_have_count(1)
+            elif isinstance(option["allowed"], list) and option["allowed"]:
+                values = form.locator(f"select[name={option['name']}] option").evaluate_all(
+                    "els => els.map(e => e.value)"
+                )
+                assert values == [str(v) for v in option["allowed"] if v != "custom"], option["name"]
+                seen.add((game["name"], option["name"]))
+    assert {("mascarade", "matching"), ("maske", "auction")} <= seen
+    for game, option, value, seats in (
+        ("mascarade", "matching", "one", ["you", "random", "random"]),
+        ("maske", "auction", "open", ["you", "random", "random", "random"]),
+    ):
+        match_id = e2e.create_match(page, base, game, options={option: value}, seats=seats)
+        with httpx.Client(base_url=base, timeout=20) as api:
+            summary = api.get(f"/api/matches/{match_id}").json()
+        assert summary["options"][option] == value

@@ -14,6 +14,8 @@ export interface GameInfo {
   title: string;
   rules_version: string | number;
   options: OptionInfo[];
+  /** Players with the default options (the seats when no `players` option says otherwise). */
+  players?: number;
 }
 
 export class ApiError extends Error {

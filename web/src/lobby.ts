@@ -3,7 +3,7 @@
  * each seat: you, another person, or a bot at a level), and the open, running and finished matches
  * to join, watch or replay.
  */
-import { api, ApiError, type GameInfo, type OptionInfo, playerName, seats as seatKeys } from "./api";
+import { api, type GameInfo, type OptionInfo, playerName, seats as seatKeys } from "./api";
 import { h } from "./dom";
 import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
@@ -15,13 +15,34 @@ const REFRESH_MS = 3000;
 const CLOCKS = [0, 30, 60, 120, 300];
 
 function seatCount(game: GameInfo, options: Record<string, unknown>): number {
-  const players = options.players ?? game.options.find((o) => o.name === "players")?.default;
+  const players = options.players ?? game.options.find((o) => o.name === "players")?.default ?? game.players;
   return typeof players === "number" ? players : 2;
 }
 
-/** Options the lobby offers: those with a list of values (or a yes/no); free JSON is for the API. */
-function offered(option: OptionInfo): boolean {
-  return option.type === "bool" || Array.isArray(option.allowed);
+/** An option's values to choose from, or none when it takes any value of its type. */
+function choices(option: OptionInfo): unknown[] {
+  return Array.isArray(option.allowed) ? option.allowed : [];
+}
+
+/**
+ * What a free (not listed) option field holds, as the API wants it: an int, a string, or any JSON.
+ * Empty means "the default" (the option is not sent).  Throws a message when the text is no value.
+ */
+function parseFree(option: OptionInfo, text: string): unknown {
+  const raw = text.trim();
+  if (raw === "") return undefined;
+  if (option.type === "int") {
+    if (!/^-?\d+$/.test(raw)) throw new Error("int");
+    return Number(raw);
+  }
+  if (option.type === "json") {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      throw new Error("json");
+    }
+  }
+  return text;
 }
 
 export function lobbyPage(root: HTMLElement, app: AppContext): Page {
@@ -29,6 +50,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   let matches: MatchSummary[] = [];
   let chosen = "";
   let options: Record<string, unknown> = {};
+  let free: Record<string, string> = {}; // what the free (int, text, JSON) option fields hold
   let seatKinds: string[] = [];
   let error = "";
   let turnSeconds = 0;
@@ -43,6 +65,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   function choose(name: string): void {
     chosen = name;
     options = {};
+    free = {};
     const game = games.find((g) => g.name === name);
     seatKinds = game ? defaultSeats(seatCount(game, options)) : [];
     draw();
@@ -97,7 +120,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       formEl.replaceChildren();
       return;
     }
-    const fields = game.options.filter(offered).map((option) => optionField(option));
+    const fields = game.options.map((option) => optionField(option));
     const seatFields = seatKinds.map((kind, i) =>
       h(
         "label",
@@ -163,6 +186,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     );
   }
 
+  /** One option's field: a checkbox (bool), a list (listed values), or a free field by type. */
   function optionField(option: OptionInfo): HTMLElement {
     const value = option.name in options ? options[option.name] : option.default;
     const label = t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
@@ -181,7 +205,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
         h("span", {}, label),
       );
     }
-    const allowed = (option.allowed as unknown[]).filter((v) => v !== "custom");
+    const allowed = choices(option);
+    if (allowed.length === 0) return freeField(option, label);
     return h(
       "label",
       { class: "field", title: option.help },
@@ -208,6 +233,48 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     );
   }
 
+  /** A number, text or JSON field for an option that takes any value of its type. */
+  function freeField(option: OptionInfo, label: string): HTMLElement {
+    const initial = option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
+    const shown = option.name in free ? free[option.name] : initial;
+    const oninput = (e: Event) => {
+      free[option.name] = (e.target as HTMLInputElement | HTMLTextAreaElement).value;
+    };
+    const attrs = { name: option.name, "data-option-type": option.type, title: option.help, oninput };
+    const input =
+      option.type === "json"
+        ? h("textarea", { ...attrs, rows: 3, spellcheck: "false" }, shown)
+        : h("input", {
+            ...attrs,
+            type: option.type === "int" ? "number" : "text",
+            step: option.type === "int" ? 1 : undefined,
+            value: shown,
+          });
+    return h(
+      "label",
+      { class: `field free ${option.type}` },
+      h("span", {}, label),
+      input,
+      h("small", { class: "hint" }, option.help),
+    );
+  }
+
+  /** The options to send: those chosen from lists, and the free fields' values read as their types. */
+  function chosenOptions(game: GameInfo): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...options };
+    for (const option of game.options) {
+      if (option.type === "bool" || choices(option).length > 0 || !(option.name in free)) continue;
+      try {
+        const parsed = parseFree(option, free[option.name]);
+        if (parsed === undefined) delete out[option.name];
+        else out[option.name] = parsed;
+      } catch (err) {
+        throw new Error(t(`bad_${(err as Error).message}`, { name: option.name }));
+      }
+    }
+    return out;
+  }
+
   function optionValue(option: OptionInfo, value: unknown): string {
     const key = `val_${option.name}_${String(value)}`;
     const text = t(key);
@@ -220,7 +287,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     error = "";
     try {
       const kinds = seatKinds.map((k) => (k === "you" ? "human" : k));
-      const match = await api.create(game.name, options, kinds, turnSeconds);
+      const match = await api.create(game.name, chosenOptions(game), kinds, turnSeconds);
       const mine = seatKinds.indexOf("you");
       if (mine >= 0) {
         const who = name || t("seat_n", { n: mine + 1 });
@@ -230,7 +297,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       }
       app.navigate(`/match/${match.id}`);
     } catch (err) {
-      error = err instanceof ApiError ? err.message : String(err);
+      error = err instanceof Error ? err.message : String(err); // ApiError, or a free field's value
       drawForm();
     }
   }
@@ -346,6 +413,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_structure: "Structure",
     opt_random_first: "Random first colour",
     val_default: "default",
+    bad_int: "Option {name}: a whole number, please.",
+    bad_json: "Option {name}: this is not valid JSON.",
     clock: "Turn clock",
     clock_none: "none",
     clock_s: "{n} s a turn",
@@ -358,6 +427,12 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     val_structure_D: "D — Pyramid",
     val_two_player_scoring_sum: "sum of both colours",
     val_two_player_scoring_best: "best colour",
+    opt_matching: "Matching",
+    val_matching_every: "every neighbour (MC-5)",
+    val_matching_one: "one neighbour is enough (MC-5a)",
+    opt_auction: "Auction",
+    val_auction_rounds: "dropping out is final (MS-11)",
+    val_auction_open: "open: a pass keeps you in (MS-11a)",
   },
   fr: {
     games: "Jeux",
@@ -393,6 +468,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_structure: "Structure",
     opt_random_first: "Première couleur au hasard",
     val_default: "par défaut",
+    bad_int: "Option {name} : un nombre entier, s'il vous plaît.",
+    bad_json: "Option {name} : ce n'est pas du JSON valide.",
     clock: "Pendule",
     clock_none: "aucune",
     clock_s: "{n} s par tour",
@@ -405,6 +482,12 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     val_structure_D: "D — Pyramide",
     val_two_player_scoring_sum: "somme des deux couleurs",
     val_two_player_scoring_best: "meilleure couleur",
+    opt_matching: "Accord",
+    val_matching_every: "avec chaque voisin (MC-5)",
+    val_matching_one: "un voisin suffit (MC-5a)",
+    opt_auction: "Enchères",
+    val_auction_rounds: "qui passe sort (MS-11)",
+    val_auction_open: "ouvertes : passer ne fait pas sortir (MS-11a)",
   },
 };
 

@@ -105,9 +105,10 @@ interface Outcome {
   winners: number[];
 }
 
-/** The end of a game as the observation tells it (every game shows scores or points and winners). */
+/** The end of a game: the server's `result` (any game), or else what the observation tells. */
 function outcome(view: MatchView): Outcome | null {
   if (view.to_move !== null) return null;
+  if (view.result) return { scores: view.result.scores, winners: view.result.winners };
   const obs = (view.observation ?? {}) as Record<string, unknown>;
   const scores = (obs.scores ?? obs.points ?? null) as number[] | null;
   const winners = (obs.winners ?? []) as number[];

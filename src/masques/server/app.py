@@ -217,9 +217,10 @@ def create_app(
 
     @app.get("/api/games")
     async def games(request: Request) -> list[dict[str, Any]]:
-        """Every game with its options, defaults and allowed values."""
+        """Every game with its options, defaults and allowed values, and its number of players with
+        the default options (the lobby's seats for a game whose options do not set it)."""
         await client_of(request)
-        return game_catalogue()
+        return [{**g, "players": game_class(str(g["name"]))().num_players} for g in game_catalogue()]
 
     @app.post("/api/matches", status_code=201, responses=errors(400, 403, 404, 413))
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:

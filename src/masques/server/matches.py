@@ -249,7 +249,9 @@ def state_view(
     state: State, seat: int | None, summary: dict[str, Any], actors: list[int], *, your_turn: bool
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: the observation, the legal moves when it is that seat's
-    turn (each with its text and the engine's structured form), and the recent moves in words."""
+    turn (each with its text and the engine's structured form), the recent moves in words, and once
+    the game is over its ``result`` (every seat's score and the winners, public at the end), so a
+    client can show the end of any game without knowing its observation's fields."""
     legal: list[dict[str, Any]] = []
     if your_turn:
         legal = [
@@ -267,6 +269,7 @@ def state_view(
         "observation": observation,
         "legal": legal,
         "log": recent_log(state, actors, observation),
+        "result": {"scores": state.scores(), "winners": state.winners()} if state.is_terminal() else None,
     }
 
 

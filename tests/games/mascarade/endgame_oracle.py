@@ -62,6 +62,7 @@ class EndgameSolver:
     def __init__(self, state: MascaradeState, seat: int, budget: int) -> None:
         self.seat = seat
         self.players = state.game.num_players
+        self.one = state.game.options["matching"] == "one"  # MC-5a
         self.pool = list(state.pool)
         self.budget = budget
         self.nodes = 0
@@ -134,7 +135,10 @@ class EndgameSolver:
         occupied = pos.occupied | 1 << square
         for nb in NEIGHBOURS[square]:
             if not occupied >> nb & 1:
-                allowed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
+                if self.one:  # MC-5a: one matching neighbour is enough
+                    allowed[nb] = allowed.get(nb, 0) | COMPATIBLE[card]
+                else:
+                    allowed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
         draw_at = pos.draw_at
         if not hands[seat] and not draw_at:  # MC-8 a
             return WIN if seat == self.seat else LOSS

@@ -47,8 +47,9 @@ def neighbours(sq: int) -> list[int]:
     return out
 
 
-def placements(board: dict[int, int], hand: Iterable[int]) -> list[int]:
-    """MC-4/MC-5: the placement action ids for ``hand`` on ``board`` (no PASS), sorted."""
+def placements(board: dict[int, int], hand: Iterable[int], matching: str = "every") -> list[int]:
+    """MC-4/MC-5: the placement action ids for ``hand`` on ``board`` (no PASS), sorted; with
+    ``matching="one"`` (MC-5a) a card needs a shared feature with one adjacent card only."""
     hand = list(hand)
     if not board:
         return sorted(card * 100 + START for card in hand)
@@ -58,14 +59,15 @@ def placements(board: dict[int, int], hand: Iterable[int]) -> list[int]:
             if sq in board:
                 continue
             adjacent = [board[n] for n in neighbours(sq) if n in board]
-            if adjacent and all(shared(card, other) >= 1 for other in adjacent):
+            test = any if matching == "one" else all
+            if adjacent and test(shared(card, other) >= 1 for other in adjacent):
                 out.append(card * 100 + sq)
     return sorted(out)
 
 
-def legal_actions(board: dict[int, int], hand: Iterable[int]) -> list[int]:
+def legal_actions(board: dict[int, int], hand: Iterable[int], matching: str = "every") -> list[int]:
     """MC-5/MC-7: the placements, or PASS alone when nothing can be placed."""
-    return placements(board, hand) or [PASS]
+    return placements(board, hand, matching) or [PASS]
 
 
 def points(board: dict[int, int], card: int, sq: int) -> int:
@@ -95,6 +97,7 @@ class Model:
     log: list[tuple[int, bool]] = field(default_factory=list)  # (action, pool empty after it)
     over: bool = False
     tied: list[int] = field(default_factory=list)  # the seats that may win (one unless a lot decides)
+    matching: str = "every"  # MC-5a
 
     def __post_init__(self) -> None:
         self.scores = [0] * self.n
@@ -105,13 +108,13 @@ class Model:
         """MC-7: nothing to place -> draw exactly one card at once, if the pool has any."""
         self.player = seat
         self.drew_this_turn = False
-        if not placements(self.board, self.hands[seat]) and self.pool:
+        if not placements(self.board, self.hands[seat], self.matching) and self.pool:
             self.hands[seat].add(self.pool.pop())
             self.draws[seat] += 1
             self.drew_this_turn = True
 
     def legal(self) -> list[int]:
-        return [] if self.over else legal_actions(self.board, self.hands[self.player])
+        return [] if self.over else legal_actions(self.board, self.hands[self.player], self.matching)
 
     def apply(self, action: int) -> None:
         assert action in self.legal(), f"model: {action} is not legal"

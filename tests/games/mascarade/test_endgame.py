@@ -36,10 +36,12 @@ oracle_search = oracle.search
 Histories = list[list[object]]
 
 
-def late_position(players: int, seed: int, pool: int, in_hands: int) -> tuple[MascaradeState, Histories]:
+def late_position(
+    players: int, seed: int, pool: int, in_hands: int, matching: str = "every"
+) -> tuple[MascaradeState, Histories]:
     """A random game played until the pool holds ``pool`` cards and the hands at most ``in_hands``
     (past that, to keep the reference minimax small); with each seat's observation history."""
-    game = load_game("mascarade", {"players": players})
+    game = load_game("mascarade", {"players": players, "matching": matching})
     state = game.new_initial_state(seed)
     assert isinstance(state, MascaradeState)
     rng = random.Random(seed)
@@ -101,6 +103,60 @@ def test_solver_agrees_with_minimax_over_the_engine(
         child = state.clone()
         child.apply(action)
         assert outcomes[action] == reference(child, seat), f"seed {seed}, action {action}"
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "pool", "in_hands"), [(2, 0, 0, 6), (2, 1, 0, 6), (2, 7, 2, 6), (3, 9, 0, 5)]
+)
+def test_mc5a_solver_follows_the_one_match_rule(players: int, seed: int, pool: int, in_hands: int) -> None:
+    """MC-5a, ``matching=one``: the solver considers exactly the engine's legal moves (never one the
+    rule forbids) at every node it reaches, and both solvers give the outcomes of a minimax over the
+    engine's own states."""
+    state, _ = late_position(players, seed, pool, in_hands, "one")
+    assert not state.is_terminal()
+    seat = state.current_player
+    actions = state.legal_actions()
+    solver = EndgameSolver(state, seat, budget=10**6)
+    positions = [(solver.root, state)]
+    for _ in range(40):  # the solver's moves against the engine's, down one line of play
+        pos, node = positions[-1]
+        assert sorted(solver.moves(pos)) == node.legal_actions()
+        action = solver.moves(pos)[0]
+        after = solver.play(pos, action)
+        child = node.clone()
+        child.apply(action)
+        if isinstance(after, int):
+            assert child.is_terminal()
+            break
+        assert (after.player, after.hands) == (child.current_player, child.hands)
+        positions.append((after, child))
+    outcomes = solve(state, seat, actions, budget=10**6)
+    assert outcomes is not None
+    assert oracle_search(state, seat, actions, 10**6)[0] == outcomes
+    for action in actions:
+        child = state.clone()
+        child.apply(action)
+        assert outcomes[action] == reference(child, seat), f"seed {seed}, action {action}"
+    assert_parity(state)
+
+
+def test_mc5a_the_rollouts_greedy_move_follows_the_one_match_rule() -> None:
+    """MC-5a: the rollouts' square-by-square greedy move is the greedy evaluation's under ``one`` too."""
+    checked = 0
+    for seed in range(1):
+        game = load_game("mascarade", {"players": 2, "matching": "one"})
+        state = game.new_initial_state(seed)
+        assert isinstance(state, MascaradeState)
+        play = random.Random(seed)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if len(actions) > 1:
+                fast, slow = random.Random(checked), random.Random(checked)
+                expected = best_by_evaluation([state], actions, state.current_player, mascarade_value, slow)
+                assert greedy_move(state, fast) == expected
+                checked += 1
+            state.apply(state.random_legal_action(play) if play.random() < 0.5 else greedy_move(state, play))
+    assert checked > 25
 
 
 def test_solver_gives_up_beyond_its_budget() -> None:

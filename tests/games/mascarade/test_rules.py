@@ -73,19 +73,25 @@ ref = _load_module("mascarade_reference", Path(__file__).with_name("reference.py
 
 
 # -- helpers ------------------------------------------------------------------------------------------
-def game_of(players: int = 3, scoring: bool = False) -> MascaradeGame:
-    game = load_game("mascarade", {"players": players, "scoring": scoring})
+def game_of(players: int = 3, scoring: bool = False, matching: str = "every") -> MascaradeGame:
+    game = load_game("mascarade", {"players": players, "scoring": scoring, "matching": matching})
     assert isinstance(game, MascaradeGame)
     return game
 
 
 def build(
-    hands: list[list[int]], pool: list[int] | None = None, *, scoring: bool = False, seed: int = 0
+    hands: list[list[int]],
+    pool: list[int] | None = None,
+    *,
+    scoring: bool = False,
+    seed: int = 0,
+    matching: str = "every",
 ) -> MascaradeState:
     """A hand-built position: seat 0 to place on the start square; ``pool[-1]`` is drawn next."""
     cards = [c for h in hands for c in h] + list(pool or [])
     assert len(cards) == len(set(cards)), "a card is used twice in a hand-built position"
-    return MascaradeState(game_of(len(hands), scoring), seed, [mask_of(h) for h in hands], list(pool or []))
+    game = game_of(len(hands), scoring, matching)
+    return MascaradeState(game, seed, [mask_of(h) for h in hands], list(pool or []))
 
 
 def sq(name: str) -> int:
@@ -335,7 +341,9 @@ def test_mc4_hand_built_state_opens_on_start() -> None:
 
 
 # -- MC-5: placement --------------------------------------------------------------------------------
-def _two_neighbour_position() -> tuple[MascaradeState, dict[str, int]]:
+def _two_neighbour_position(
+    matching: str = "every", *, scoring: bool = False
+) -> tuple[MascaradeState, dict[str, int]]:
     """X on e5, K on f5, Y on f4: the empty e4 touches X (below it) and Y (right of it)."""
     for x in range(100):
         for k in ref.compatible_with(x):
@@ -346,7 +354,8 @@ def _two_neighbour_position() -> tuple[MascaradeState, dict[str, int]]:
                 if zs and ws and ws[0] != zs[0]:
                     cards = {"X": x, "K": k, "Y": y, "Z": zs[0], "W": ws[0]}
                     spare = unused(cards.values())[:2]
-                    state = build([[x, y, spare[0]], [k, zs[0], ws[0], spare[1]]])
+                    hands = [[x, y, spare[0]], [k, zs[0], ws[0], spare[1]]]
+                    state = build(hands, scoring=scoring, matching=matching)
                     play(state, f"{x}@e5", f"{k}@f5", f"{y}@f4")
                     return state, cards
     raise AssertionError("no cards for the two-neighbour position")
@@ -368,6 +377,87 @@ def test_mc5_card_must_match_every_neighbour() -> None:
     assert state.legal_actions() == ref.legal_actions(ref.board_of(state.placed), hand(state, 1))
     play(state, f"{c['W']}@e4")
     assert state.placed[-1] == (c["W"], e4, 1)
+
+
+def test_mc5a_matching_one_needs_a_shared_feature_with_one_neighbour_only() -> None:
+    """MC-5a, ``matching=one``: Z shares a feature with X and none with Y, and may go on e4 between
+    them; a card sharing nothing with either may not; W (matching both) still may."""
+    state, c = _two_neighbour_position("one")
+    e4 = sq("e4")
+    assert state.is_legal(c["Z"] * 100 + e4)
+    assert state.is_legal(c["W"] * 100 + e4)
+    assert state.legal_actions() == ref.legal_actions(ref.board_of(state.placed), hand(state, 1), "one")
+    assert state.legal_actions() != ref.legal_actions(ref.board_of(state.placed), hand(state, 1), "every")
+    play(state, f"{c['Z']}@e4")
+    assert state.placed[-1] == (c["Z"], e4, 1)
+    # a card sharing no feature with any neighbour of a square is refused there, citing MC-5a
+    board = ref.board_of(state.placed)
+    mine = hand(state, 0)
+    refused = [
+        (card, square)
+        for card in mine
+        for square in state.allowed
+        if not any(ref.shared(card, board[n]) for n in ref.neighbours(square) if n in board)
+    ]
+    assert refused
+    card, square = refused[0]
+    with pytest.raises(IllegalActionError) as excinfo:
+        state.apply(card * 100 + square)
+    assert "MC-5a" in excinfo.value.reason
+
+
+def test_mc5a_scoring_is_the_same_in_both_modes() -> None:
+    """MC-5a / MC-9: under ``matching=one`` a placement still scores every shared feature with every
+    adjacent card (nothing for a neighbour it does not match)."""
+    for matching in ("every", "one"):
+        state, c = _two_neighbour_position(matching, scoring=True)
+        before = state.scores_[1]
+        play(state, f"{c['W']}@e4")
+        assert state.scores_[1] - before == ref.shared(c["W"], c["X"]) + ref.shared(c["W"], c["Y"])
+    state, c = _two_neighbour_position("one", scoring=True)
+    before = state.scores_[1]
+    play(state, f"{c['Z']}@e4")
+    assert state.scores_[1] - before == ref.shared(c["Z"], c["X"]) > 0
+
+
+def test_mc5a_option_default_and_values() -> None:
+    """MC-5a: ``every`` by default (MC-5 as written); ``one`` or ``every`` only; the observation says
+    which rule is in force."""
+    assert load_game("mascarade").options["matching"] == "every"
+    assert load_game("mascarade", {"matching": "one"}).options["matching"] == "one"
+    with pytest.raises(InvalidOptionError) as excinfo:
+        load_game("mascarade", {"matching": "any"})
+    assert excinfo.value.option == "matching"
+    state = game_of(3, matching="one").new_initial_state(0)
+    assert state.observation(0)["matching"] == "one"
+    assert {"matching": "one"}.items() <= MascaradeGame.conformance_configurations()[-1].items()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]), scoring=st.booleans())
+def test_mc5a_random_games_with_one_match_follow_the_reference(
+    seed: int, players: int, scoring: bool
+) -> None:
+    """MC-5a .. MC-9 under ``matching=one``: legal moves, draws, scores and the end, vs the reference;
+    and the sampler's worlds allow the seat exactly the moves the true state does."""
+    game = game_of(players, scoring, "one")
+    state = game.new_initial_state(seed)
+    model = ref.Model(
+        players, scoring, [set(cards_of(h)) for h in state.hands], list(state.pool), matching="one"
+    )
+    rng = random.Random(seed)
+    assert_same_model(state, model)
+    observations: list[Any] = []
+    while not state.is_terminal():
+        observations.append(state.observation(state.current_player))
+        if len(state.history) % 10 == 3:
+            world = game.sample_state(state.current_player, [observations[-1]], rng)
+            assert world.legal_actions() == state.legal_actions()
+        action = state.random_legal_action(rng)
+        state.apply(action)
+        model.apply(action)
+        assert_same_model(state, model)
+        assert len(state.history) <= game.max_game_length
 
 
 def test_mc5_only_empty_squares_next_to_the_layout() -> None:

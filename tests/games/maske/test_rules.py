@@ -69,8 +69,12 @@ def bid(x: int) -> int:
     return BID + x - 1
 
 
-def make_game(players: int = 4, masks: int = 0, unmasking: bool = False) -> MaskeGame:
-    game = load_game("maske", {"players": players, "masks": masks, "unmasking": unmasking})
+def make_game(
+    players: int = 4, masks: int = 0, unmasking: bool = False, auction: str = "rounds"
+) -> MaskeGame:
+    game = load_game(
+        "maske", {"players": players, "masks": masks, "unmasking": unmasking, "auction": auction}
+    )
     assert isinstance(game, MaskeGame)
     return game
 
@@ -96,10 +100,11 @@ def table(
     holes: Sequence[int] | None = None,
     orientation: int | None = 0,
     unmasking: bool = False,
+    auction: str = "rounds",
 ) -> MaskeState:
     """A hand-built position: ``cards`` on top of the deck (the rest below in id order), the sticks
     set up in ``holes`` and, unless ``orientation`` is None, the first mask laid."""
-    game = make_game(players, masks=len(stack), unmasking=unmasking)
+    game = make_game(players, masks=len(stack), unmasking=unmasking, auction=auction)
     deck = [*cards, *(c for c in range(len(CARDS)) if c not in cards)]
     state = MaskeState(game, 0, list(stack), deck)
     for h in holes if holes is not None else DEFAULT_HOLES[: 2 * players]:
@@ -728,6 +733,125 @@ def test_ms11_the_price_is_paid_before_the_card_acts() -> None:
     buy(state, 3, 2)
     assert state.points == [10, 12, 10, 0]
     assert total(state) == 32  # the bank got 1 (the card), the price went to the drawer
+
+
+# -- MS-11a: the open auction (option auction=open) --------------------------------------------------
+def run_auction(state: MaskeState, actions: Sequence[int]) -> list[int]:
+    """Apply ``actions`` in the auction; return who decided each one."""
+    turns = []
+    for action in actions:
+        assert state.phase == "auction"
+        turns.append(state.current_player)
+        state.apply(action)
+    return turns
+
+
+def test_ms11a_the_auction_option_defaults_to_rounds() -> None:
+    assert load_game("maske").options["auction"] == "rounds"
+    with pytest.raises(InvalidOptionError) as excinfo:
+        load_game("maske", {"auction": "english"})
+    assert excinfo.value.option == "auction"
+    assert table().observation(0)["auction_rule"] == "rounds"
+    assert table(auction="open").observation(None)["auction_rule"] == "open"
+    configs = MaskeGame.conformance_configurations()
+    assert any(c.get("auction") == "open" for c in configs)
+
+
+def test_ms11a_a_pass_keeps_a_player_in_the_open_auction() -> None:
+    """Seat 2 passes, then comes back after seat 0's raise and buys; in rounds (MS-11) its drop
+    would have shut it out."""
+    state = table(cards=(53,), auction="open")
+    state.apply(DRAW)
+    actions = [bid(1), DROP, DROP, bid(2), DROP, bid(3), DROP, DROP, DROP]
+    assert run_auction(state, actions) == [1, 2, 3, 0, 1, 2, 3, 0, 1]
+    assert state.points == [10, 13, 7, 10]  # seat 2 bought for 3, paid to the drawer
+    assert state.deck[-1] == 53
+
+
+def test_ms11a_the_open_auction_ends_when_every_other_player_has_passed_since_the_last_raise() -> None:
+    state = table(cards=(53,), auction="open")
+    state.apply(DRAW)
+    state.apply(bid(1))
+    state.apply(DROP)
+    obs = state.observation(None)["auction"]
+    assert obs["passed"] == 1 << 2 and obs["active"] == [0, 1, 2, 3]
+    assert run_auction(state, [DROP, DROP]) == [3, 0]
+    assert state.phase != "auction"
+    assert state.points == [10, 9, 10, 10]  # the drawer bought it: 1 to the bank
+    assert total(state) == 39
+
+
+def test_ms11a_a_drawer_who_declines_to_open_stays_out() -> None:
+    """DE rule 10: declining shuts the drawer out; the others still pass without leaving."""
+    state = table(cards=(53,), auction="open")
+    state.apply(DRAW)
+    assert run_auction(state, [DROP, bid(1), DROP, bid(2), DROP, DROP]) == [1, 2, 3, 0, 2, 3]
+    assert state.points == [8, 12, 10, 10]  # seat 0 bought for 2, paid to the drawer
+    state = table(cards=(53, 7), auction="open")
+    state.apply(DRAW)
+    assert run_auction(state, [DROP, DROP, DROP, DROP]) == [1, 2, 3, 0]
+    assert state.auction is None and state.deck[-1] == 53  # nobody bid: under the deck, unseen
+    assert state.known[-1] == 1 << 1
+
+
+def test_ms11a_a_drawer_who_opened_may_pass_and_raise_again() -> None:
+    state = table(cards=(53,), auction="open")
+    state.apply(DRAW)
+    assert run_auction(state, [bid(1), bid(2), DROP, DROP, DROP]) == [1, 2, 3, 0, 1]
+    assert state.points == [10, 12, 8, 10]
+    state = table(cards=(53,), auction="open")
+    state.apply(DRAW)
+    actions = [bid(1), bid(2), DROP, DROP, bid(3), DROP, DROP, DROP]
+    assert run_auction(state, actions) == [1, 2, 3, 0, 1, 2, 3, 0]
+    assert state.points == [10, 7, 10, 10]  # the drawer bought it back: 3 to the bank
+
+
+def test_ms11a_players_who_cannot_outbid_are_not_asked() -> None:
+    """Only players able to bid (more points than the bid) count; the others have no decision."""
+    state = table(cards=(53,), auction="open")
+    set_points(state, [3, 10, 0, 2])
+    state.apply(DRAW)
+    state.apply(bid(2))
+    assert state.current_player == 0  # seat 2 (0 points) and seat 3 (2, the bid) are passed over
+    assert state.legal_actions() == [DROP, bid(3)]
+    with pytest.raises(IllegalActionError, match="MS-11a"):
+        state.apply(bid(4))
+    state.apply(DROP)
+    assert state.auction is None
+    assert state.points == [3, 8, 0, 2]
+
+
+def test_ms11a_a_drawer_without_points_can_only_decline() -> None:
+    state = table(cards=(53,), auction="open")
+    set_points(state, [10, 0, 10, 10])
+    state.apply(DRAW)
+    assert state.legal_actions() == [DROP]
+    assert run_auction(state, [DROP, bid(4), DROP, DROP]) == [1, 2, 3, 0]
+    assert state.points == [10, 4, 6, 10]
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_ms11a_random_open_auctions_end_and_sampled_worlds_agree(players: int) -> None:
+    """MS-11a in random games: every auction ends, the seat asked has not passed since the last raise
+    and is not the high bidder, and a world the sampler draws from its observation shows it the same
+    position and moves."""
+    game = make_game(players, masks=3, auction="open")
+    openings = 0
+    for seed in range(6):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            assert len(state.history) < 5000
+            if state.phase == "auction":
+                seat = state.current_player
+                obs = state.observation(seat)
+                assert obs["auction"]["passed"] >> seat & 1 == 0 and seat != obs["auction"]["high"]
+                world = game.sample_state(seat, [obs], rng)
+                assert world.observation(seat) == obs
+                assert world.legal_actions() == state.legal_actions()
+                openings += obs["auction"]["bid"] == 0
+            state.apply(rng.choice(state.legal_actions()))
+    assert openings > 5
 
 
 def test_ms11_an_unsold_card_goes_under_the_deck_seen_only_by_its_drawer() -> None:

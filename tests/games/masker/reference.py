@@ -1,4 +1,4 @@
-"""A slow, literal Masker model written from ``shared/spec/masker.md`` (MK-5 .. MK-14).
+"""A slow, literal Masker model written from ``shared/spec/masker.md`` (MK-5 .. MK-14a).
 
 It works on plain lists built from ``MaskerState.serialize()`` and knows nothing of the engine's
 caches (``on_board`` counts, the neighbour table, the legal-action cache): neighbours come from row
@@ -117,7 +117,11 @@ class RefState:
 
     def targets(self) -> list[int]:
         if self.free:  # MK-7 / MK-8 / MK-14: the top of any stack holding a cross
-            return [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
+            tops = [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
+            home = self.runner()
+            if not tops and len(self.stacks[home]) >= 2:
+                return [home]  # MK-14a: only the runner's own stack holds crosses: the one beneath it
+            return tops
         return [n for n in self.neighbours(self.runner()) if self.stacks[n]]
 
     def can_act(self, seat: int) -> bool:
@@ -171,9 +175,13 @@ class RefState:
             return
         seat = self.player
         start = self.runner()
-        captured = self.stacks[action].pop()
-        self.stacks[start].pop()
-        self.stacks[action].append(RUNNER)
+        if action == start:  # MK-14a: the runner sinks onto the cross it captures
+            captured = self.stacks[start][-2]
+            self.stacks[start] = [*self.stacks[start][:-2], RUNNER]
+        else:
+            captured = self.stacks[action].pop()
+            self.stacks[start].pop()
+            self.stacks[action].append(RUNNER)
         self.piles[seat].append(captured)
         self.steps += 1
         self.free = captured == WHITE

@@ -85,3 +85,18 @@ def test_masker_beliefs_doubt_a_colour_its_opponent_keeps_capturing() -> None:
     assert weighted[favourite] < uniform[favourite]
     allowed = {COLOURS[t[1]] for t in consistent_tokens(game, obs)}
     assert set(weighted) <= allowed
+
+
+def test_masker_exposure_under_mk_14a_is_the_cross_beneath_the_runner() -> None:
+    """MK-14a: when the rival's free step can only take the cross beneath the runner, that cross is
+    what is exposed (the top of the runner's stack is the runner itself)."""
+    game = load_game("masker", {"players": 2, "variant": "3d"})
+    assert isinstance(game, MaskerGame)
+    values = []
+    for bottom, beneath in ((2, 0), (0, 2)):  # seat 0's red beneath, or a neutral green (same counts)
+        stacks: list[list[int]] = [[bottom, 1, beneath, 4], [RUNNER]] + [[] for _ in range(7)]
+        state = MaskerState(game, 0, stacks, [0, 1], 0)
+        state.apply(0)  # seat 0 takes black; the rival's free step takes ``beneath``
+        assert state.legal_actions() == [0]
+        values.append(masker(state, 0))
+    assert values[0] < values[1]

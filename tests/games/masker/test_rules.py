@@ -784,31 +784,6 @@ def test_mk_12_a_tie_on_the_count_is_shared() -> None:
     assert state.returns() == [0.0, 0.5, 0.5]
 
 
-@pytest.mark.parametrize(("first_stack", "winners"), [("RRYG", [0]), ("RYG", [0, 1])])
-def test_mk_12_3d_crosses_only_under_the_runner_end_the_game(first_stack: str, winners: list[int]) -> None:
-    """Reachable in 3D: every other stack is empty, the runner sits on the last crosses.  Nobody can
-    ever step again (a free step goes to the top of a stack other than the runner's), so MK-12's count
-    decides, buried crosses included."""
-    state = build(2, towers(first_stack, "*", "", "", "", "", "", "", ""), [R, Y])
-    state.apply(0)
-    assert state.is_terminal() and state.stuck_end
-    assert len(state.piles[1]) < CAPACITY[2]  # seat 1 is not full: it simply has nowhere to go
-    assert state.winners() == winners
-
-
-def test_mk_12_3d_crosses_only_under_the_runner_happens_in_real_play() -> None:
-    g = game(2, "3d")
-    for seed in range(400):
-        state, _, _ = random_game(g, seed)
-        if state.stuck_end:
-            break
-    else:
-        raise AssertionError("no stuck 3D game in 400 random games")
-    assert every_cross(state) == []
-    assert len(state.stacks[state.runner]) > 1  # crosses left, all under the runner
-    assert min(len(p) for p in state.piles) < CAPACITY[2]
-
-
 # -- MK-13 3D set-up ---------------------------------------------------------------------------------------
 class DealRecorder:
     """Stands for the game's ``stream``: the same streams, each kept so a test can count the 32-bit
@@ -920,6 +895,133 @@ def test_mk_14_isolation_in_3d() -> None:
     state.apply(1)  # the runner's old stack is empty now; so are 0 and 2
     assert (state.current_player, state.free_pending) == (1, True)
     assert state.legal_actions() == [6, 8]
+
+
+def test_mk_14a_the_free_step_takes_the_cross_beneath_the_runner() -> None:
+    """Every other stack is empty: the free step is the action of the runner's own cell; the runner
+    captures the cross beneath it and sinks one level, and the game goes on (MK-10..MK-12)."""
+    state = build(2, towers("RKYG", "*", "", "", "", "", "", "", ""), [R, K])
+    state.apply(0)  # seat 0 takes green; the runner is isolated on the last stack
+    assert (state.current_player, state.free_pending) == (1, True)
+    assert not state.is_terminal()
+    assert state.legal_actions() == [0]
+    state.apply(0)  # seat 1 takes the yellow beneath the runner
+    assert state.stacks == [[R, K, RUNNER], *[[] for _ in range(8)]]
+    assert state.runner == 0
+    assert state.piles == [[G], [Y]]
+    assert (state.current_player, state.free_pending) == (0, True)  # MK-7: isolated, the turn ended
+    assert state.legal_actions() == [0]
+    state.apply(0)  # seat 0 takes the last black: seat 1 is out (MK-10), seat 0 wins (MK-12)
+    assert state.is_terminal() and not state.stuck_end
+    assert state.eliminated == [False, True]
+    assert state.winners() == [0]
+
+
+def test_mk_14a_white_beneath_the_runner_gives_the_same_player_another_free_step() -> None:
+    state = build(2, towers("RWY", "*", "", "", "", "", "", "", ""), [R, K])
+    state.apply(0)  # seat 0 takes yellow
+    state.apply(0)  # seat 1 takes the white beneath: the next step is free (MK-8)
+    assert state.piles[1] == [WHITE]
+    assert (state.current_player, state.free_pending, state.steps) == (1, True, 1)
+    assert state.legal_actions() == [0, STOP]
+    state.apply(0)  # the last red: seat 0 is out
+    assert state.stacks[0] == [RUNNER]
+    assert state.is_terminal() and state.winners() == [1]
+
+
+def test_mk_14a_only_when_no_other_stack_holds_a_cross() -> None:
+    """With any other cross on the board the free step goes there, never beneath the runner."""
+    state = build(2, towers("RKYG", "*", "", "", "", "", "", "", "B"), [R, K])
+    state.apply(0)
+    assert state.legal_actions() == [8]
+    with pytest.raises(IllegalActionError, match="MK-14a"):
+        state.apply(0)
+    # Not a free step: the runner isolated mid-turn ends the turn (MK-7), it does not sink.
+    state = build(2, towers("RKYG", "*", "", "", "", "", "", "", ""), [R, K])
+    assert state.legal_actions() == [0]
+    assert 1 not in state.legal_actions()
+
+
+def test_mk_14a_no_cross_left_still_ends_the_game_on_the_count() -> None:
+    """MK-12: the runner alone on the board: nobody can step, the count decides."""
+    state = build(2, towers("G", "*", "", "", "", "", "", "", ""), [R, K])
+    state.apply(0)
+    assert state.stacks[0] == [RUNNER]
+    assert state.is_terminal() and state.stuck_end
+
+
+def mk_14a_positions(players: int, seeds: range) -> Iterator[tuple[int, MaskerState]]:
+    """Random 3D games (uniform over the legal actions, ``random.Random(seed)``) up to the first
+    position where MK-14a applies: a free step is due and no stack but the runner's holds a cross.
+    Under rules version 1 these games ended there, with crosses still under the runner."""
+    g = game(players, "3d")
+    for seed in seeds:
+        state = g.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            if state.free_pending and state.phase == "step" and not every_cross(state):
+                yield seed, state
+                break
+            state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mk_14a_random_games_that_ended_early_now_go_on(players: int, ref: ModuleType) -> None:
+    g = game(players, "3d")
+    found = 0
+    for seed, state in mk_14a_positions(players, range(1500)):
+        found += 1
+        runner = state.runner
+        beneath = state.stacks[runner][-2]
+        assert len(state.stacks[runner]) > 1
+        assert not state.is_terminal()
+        assert state.legal_actions() == [runner] + ([STOP] if state.steps else [])
+        seat = state.current_player
+        obs = state.observation(seat)
+        assert obs["free_step"] and obs["to_move"] == seat and not obs["terminal"]
+        # the notation of the own-cell action, in text and JSON, and the sampler's worlds
+        name = state.action_to_str(runner)
+        assert state.action_from_str(name) == runner
+        assert state.action_from_json(json.loads(json.dumps(state.action_to_json(runner)))) == runner
+        world = g.sample_state(seat, [obs], random.Random(seed))
+        assert world.legal_actions() == state.legal_actions()
+        assert world.observation(seat) == obs
+        model = ref.RefState.from_serialized(state.serialize())
+        held = list(state.piles[seat])
+        depth = len(state.stacks[runner])
+        count = state.on_board[beneath]
+        eliminated = len(state.eliminations)
+        state.apply(runner)
+        model.apply(runner)
+        data = state.serialize()
+        assert {k: data[k] for k in model.comparable()} == model.comparable()
+        assert state.on_board[beneath] == count - 1
+        if len(state.eliminations) == eliminated:  # (with 3 players an elimination moves piles, MK-11)
+            assert state.piles[seat] == [*held, beneath]
+        assert state.runner == runner and len(state.stacks[runner]) == depth - 1
+        assert state.stacks[runner][-1] == RUNNER
+        rng = random.Random(seed)
+        while not state.is_terminal():  # to the end, never stuck with crosses left to take
+            state.apply(rng.choice(state.legal_actions()))
+        if state.stuck_end:
+            left = any(code != RUNNER for stack in state.stacks for code in stack)
+            alive = [s for s in range(players) if not state.eliminated[s]]
+            assert not left or all(state.at_capacity(s) for s in alive), seed
+    assert found > 0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mk_14a_changes_nothing_in_2d(players: int) -> None:
+    """In 2D the runner's cell holds nothing beneath it: its own cell is never a step."""
+    g = game(players, "2d")
+    for seed in range(200):
+        state = g.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            assert state.runner not in legal
+            assert state.stacks[state.runner] == [RUNNER]
+            state.apply(rng.choice(legal))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

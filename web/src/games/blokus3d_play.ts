@@ -4,7 +4,7 @@
  */
 
 import type { LegalAction } from "./contract";
-import { type Cube, ORIENTATIONS, PIECE_IDS, type PieceId, orientation, squareName } from "./blokus3d_pieces";
+import { type Cube, ORIENTATION_LIST, PIECE_IDS, type PieceId, orientation, squareName } from "./blokus3d_pieces";
 
 /** What the engine's `observation(seat)` holds for Blokus 3D (see `Blokus3DState.observation`). */
 export interface ColourInfo {
@@ -151,25 +151,18 @@ export function placementLabel(p: Placement): string {
 /** Cubes of a move already played (an action id), read back from the current stacks: a piece
  * placed last is on top of every column it uses. */
 export function playedCubes(action: number, heights: number[][]): Cube[] {
-  let index = Math.floor(action / 100);
+  const o = ORIENTATION_LIST[Math.floor(action / 100)];
+  if (!o) return [];
   const square = action % 100;
-  for (const piece of PIECE_IDS) {
-    const list = ORIENTATIONS.get(piece)!;
-    if (index < list.length) {
-      const o = list[index];
-      const x = square % 10;
-      const y = Math.floor(square / 10);
-      const out: Cube[] = [];
-      for (const col of o.columns) {
-        const top = heights[y + col.dy]?.[x + col.dx] ?? 0;
-        const base = top - col.height;
-        for (const [dx, dy, dz] of o.cubes) {
-          if (dx === col.dx && dy === col.dy) out.push([x + dx, y + dy, base + dz - col.zlow]);
-        }
-      }
-      return out;
+  const x = square % 10;
+  const y = Math.floor(square / 10);
+  const out: Cube[] = [];
+  for (const col of o.columns) {
+    const top = heights[y + col.dy]?.[x + col.dx] ?? 0;
+    const base = top - col.height;
+    for (const [dx, dy, dz] of o.cubes) {
+      if (dx === col.dx && dy === col.dy) out.push([x + dx, y + dy, base + dz - col.zlow]);
     }
-    index -= list.length;
   }
-  return [];
+  return out;
 }

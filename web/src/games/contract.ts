@@ -58,6 +58,8 @@ export interface MatchView {
   observation: unknown;
   legal: LegalAction[];
   log: LogEntry[];
+  /** Once the game is over: the engine's `scores()` per seat and `winners()`; null before. */
+  result: { scores: number[]; winners: number[] } | null;
 }
 
 export type Lang = "en" | "fr";

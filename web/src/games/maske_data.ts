@@ -1,10 +1,12 @@
 /**
- * Maske's public data, read from the same files the engine ships (`masks.json`, `cards.json`), so
- * the view never drifts from the rules' data; and the legal moves indexed by what they do.
+ * Maske's public data, read from the files the engine ships (`masks.json`, `cards.json`, and
+ * `mask_values.json` written from the engine's `MASK_VALUES`), so the view never computes or drifts
+ * from the rules' data; and the legal moves indexed by what they do.
  */
 
 import cardsFile from "../../../src/masques/games/maske/cards.json";
 import masksFile from "../../../src/masques/games/maske/masks.json";
+import maskValuesFile from "../../../src/masques/games/maske/mask_values.json";
 import type { LegalAction } from "./contract";
 
 export const SIZE = 7;
@@ -28,18 +30,12 @@ export interface Card {
 export const MASKS: Mask[] = masksFile.masks;
 export const CARDS: Card[] = cardsFile.cards as Card[];
 
-const RING: Record<string, number> = { o: 3, O: 5 };
+const VALUES: number[][][] = maskValuesFile.masks.map((m) => m.values);
 
 /** What each of the 49 positions pays with mask `id` turned `orientation` quarter turns clockwise
- * (MS-3), as the engine's `Mask.values`. */
+ * (MS-3): the engine's `MASK_VALUES`, read from `mask_values.json`. */
 export function maskValues(id: number, orientation: number): number[] {
-  let rows = MASKS[id].rows;
-  for (let k = 0; k < ((orientation % 4) + 4) % 4; k++) {
-    rows = Array.from({ length: SIZE }, (_, r) =>
-      Array.from({ length: SIZE }, (_, c) => rows[SIZE - 1 - c][r]).join(""),
-    );
-  }
-  return rows.flatMap((row) => [...row].map((ch) => RING[ch] ?? 0));
+  return VALUES[id][((orientation % 4) + 4) % 4];
 }
 
 /** `a1` is the top-left hole, as the engine's `hole_name`. */

@@ -120,6 +120,7 @@ def greedy_values(world: MascaradeState, actions: list[int]) -> list[float]:
     """The greedy evaluation of each placement in ``actions`` for the player to move (the mover's
     value minus the best other's, after the placement and its draws)."""
     assert not world.game.options["scoring"]
+    one = world.game.options["matching"] == "one"  # MC-5a
     mover = world.player
     players = world.game.num_players
     hands = world.hands
@@ -139,7 +140,10 @@ def greedy_values(world: MascaradeState, actions: list[int]) -> list[float]:
         changed = {square: 0}
         for nb in NEIGHBOURS[square]:
             if board[nb] < 0:
-                changed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
+                if one:
+                    changed[nb] = allowed.get(nb, 0) | COMPATIBLE[card]
+                else:
+                    changed[nb] = allowed.get(nb, ALL_CARDS) & COMPATIBLE[card]
         new_hands = hands.copy()
         new_hands[mover] &= ~(1 << card)
         held = new_hands[mover].bit_count()

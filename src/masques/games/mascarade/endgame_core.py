@@ -127,9 +127,9 @@ def start_turn(rows: Rows, rules: Rules, d: int) -> None:
 
 
 @inline
-def play(rows: Rows, rules: Rules, d: int, action: int, solver: int) -> int:
+def play(rows: Rows, rules: Rules, d: int, action: int, solver: int, one: bool) -> int:
     """Play ``action`` in row ``d``: the finished game's outcome for ``solver``, or -1 and the next
-    position in row ``d + 1`` (``EndgameSolver.play``)."""
+    position in row ``d + 1`` (``EndgameSolver.play``); ``one``: option ``matching=one`` (MC-5a)."""
     ints, squares, open_sets, occupied, hands, counts, keys = rows
     pool, compatible, neighbours, place_keys, hold_keys = rules
     players = counts.shape[1]
@@ -197,6 +197,9 @@ def play(rows: Rows, rules: Rules, d: int, action: int, solver: int) -> int:
             open_sets[d + 1, k, 0] = compatible[card, 0]
             open_sets[d + 1, k, 1] = compatible[card, 1]
             size += 1
+        elif one:  # MC-5a: one matching neighbour is enough
+            open_sets[d + 1, k, 0] |= compatible[card, 0]
+            open_sets[d + 1, k, 1] |= compatible[card, 1]
         else:
             open_sets[d + 1, k, 0] &= compatible[card, 0]
             open_sets[d + 1, k, 1] &= compatible[card, 1]
@@ -294,6 +297,7 @@ def solve_rows(
     solver: int,
     budget: int,
     outcomes: I64,
+    one: bool,
 ) -> int:
     """``EndgameSolver.outcome`` of each root action (row 0) into ``outcomes``; return the nodes
     searched, or :data:`BUDGET` when the budget ran out (``outcomes`` is then incomplete).
@@ -319,7 +323,7 @@ def solve_rows(
     entries = 0
     nodes = 0
     for a in range(actions.shape[0]):
-        after = play(rows, rules, 0, actions[a], solver)
+        after = play(rows, rules, 0, actions[a], solver, one)
         outcomes[a] = after
         if after >= 0:
             continue
@@ -360,7 +364,7 @@ def solve_rows(
                 elif next_at[d] < count_at[d]:
                     action = moves_at[d, next_at[d]]
                     next_at[d] += 1
-                    end = play(rows, rules, d, action, solver)
+                    end = play(rows, rules, d, action, solver, one)
                     if end >= 0:
                         child = 1 if end >= target else 0
                     else:
@@ -434,7 +438,10 @@ def solve_compiled(
     outcomes = np.zeros(len(actions), dtype=np.int64)
     rows = (ints, squares, open_sets, occupied, hands, counts, keys)
     rules = (np.array(state.pool, dtype=np.int64), _COMPATIBLE, _NEIGHBOURS, _PLACE_KEYS, _HOLD_KEYS)
-    nodes = solve_rows(rows, rules, _TURN_KEYS, np.array(actions, dtype=np.int64), seat, budget, outcomes)
+    one = state.game.options["matching"] == "one"  # MC-5a
+    nodes = solve_rows(
+        rows, rules, _TURN_KEYS, np.array(actions, dtype=np.int64), seat, budget, outcomes, one
+    )
     if nodes == BUDGET:
         return None, budget + 1
     return [int(o) for o in outcomes], nodes

@@ -6,8 +6,8 @@ turn begins and no card of theirs fits anywhere, they draw one card at once (if 
 and pass is legal only if still nothing fits.
 
 Speed comes from bitsets: a hand is a 100-bit set of cards, and every empty square next to the
-layout keeps the set of cards that share a feature with all of its placed neighbours, so the legal
-placements of a square are one AND.
+layout keeps the set of cards that share a feature with all of its placed neighbours (with option
+``matching=one``, MC-5a: with at least one of them), so the legal placements of a square are one AND.
 
 Decisions where the text is silent: a player who places their last card while the pool still has
 cards draws five again and play goes on (MC-8 a needs an empty pool); the lot that breaks ties is
@@ -136,11 +136,22 @@ class MascaradeGame(Game):
     option_specs = (
         OptionSpec("players", "int", 3, "number of players (MC-3; 2 is an extension)", (2, 3, 4)),
         OptionSpec("scoring", "bool", False, "the scoring variant for older players (MC-9)"),
+        OptionSpec(
+            "matching",
+            "str",
+            "every",
+            "every: a card shares a feature with every adjacent card; one: with at least one (MC-5a)",
+            ("every", "one"),
+        ),
     )
 
     @classmethod
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
-        return [{"players": p, "scoring": s} for s in (False, True) for p in (2, 3, 4)]
+        configs: list[dict[str, JSON]] = [
+            {"players": p, "scoring": s} for s in (False, True) for p in (2, 3, 4)
+        ]
+        configs += [{"players": 2, "matching": "one"}, {"players": 4, "scoring": True, "matching": "one"}]
+        return configs
 
     @classmethod
     def bench_configurations(cls, options: Mapping[str, JSON]) -> list[tuple[str, dict[str, JSON]]]:
@@ -157,6 +168,7 @@ class MascaradeGame(Game):
         return [
             ("3p", 1, {"players": 3, "scoring": False}),
             ("4p-scoring", 2, {"players": 4, "scoring": True}),
+            ("3p-one-match", 3, {"players": 3, "matching": "one"}),
         ]
 
     @property
@@ -278,12 +290,17 @@ class MascaradeState(State):
 
     # -- rules --------------------------------------------------------------------------------
     def _put(self, card: int, square: int) -> None:
-        """Lay a card and narrow the cards allowed on each empty neighbour (MC-5)."""
+        """Lay a card and narrow the cards allowed on each empty neighbour (MC-5), or with
+        ``matching=one`` widen them (MC-5a: a match with one adjacent card is enough)."""
         self.board[square] = card
         self.allowed.pop(square, None)
+        one = self.game.options["matching"] == "one"
         for n in NEIGHBOURS[square]:
             if self.board[n] < 0:
-                self.allowed[n] = self.allowed.get(n, ALL_CARDS) & COMPATIBLE[card]
+                if one:
+                    self.allowed[n] = self.allowed.get(n, 0) | COMPATIBLE[card]
+                else:
+                    self.allowed[n] = self.allowed.get(n, ALL_CARDS) & COMPATIBLE[card]
 
     def _fits(self, seat: int) -> bool:
         hand = self.hands[seat]
@@ -354,6 +371,8 @@ class MascaradeState(State):
             return f"{square_name(square)} is taken"
         if square not in self.allowed:
             return f"{square_name(square)} touches no placed card (MC-5)"
+        if self.game.options["matching"] == "one":
+            return f"card {card} shares no feature with any card next to {square_name(square)} (MC-5a)"
         return f"card {card} must share a feature with every card next to {square_name(square)} (MC-5)"
 
     def _apply(self, action: int) -> None:
@@ -445,6 +464,7 @@ class MascaradeState(State):
             "seat": seat,
             "players": n,
             "scoring": bool(self.game.options["scoring"]),
+            "matching": self.game.options["matching"],  # MC-5a
             # public: which generator draws the lot at the end, so that sampled worlds draw it alike
             "chance": self.chance,
             "hand": None if seat is None else cards_of(self.hands[seat]),

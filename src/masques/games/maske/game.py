@@ -7,7 +7,7 @@ action of its own so the action space stays finite (425 ids):
 * ``STEP + 4 * stick + d`` (49..96): one step of stick ``stick`` (seat * 2 + 0/1) in direction
   ``d`` (0 up, 1 right, 2 down, 3 left) — paid moves (MS-9 b) and the cards' free steps;
 * ``PASS``, ``DRAW``, ``DONE`` (end a move or a card's free steps), ``DROP`` (decline or leave an
-  auction);
+  auction; in an open auction, MS-11a, pass without leaving it);
 * ``ORIENT + o``: lay the mask turned ``o`` quarter turns clockwise (MS-3, MS-8);
 * ``TURN_CW`` / ``TURN_CCW``: a card's quarter turn either way;
 * ``STICK + g``: choose stick ``g`` for a card (jump, swap);
@@ -132,6 +132,13 @@ class MaskeGame(Game):
         OptionSpec("players", "int", 4, "number of players (MS-5)", (3, 4, 5, 6)),
         OptionSpec("masks", "int", 0, "masks in play; 0 = by player count (MS-5, MS-16)", tuple(range(19))),
         OptionSpec("unmasking", "bool", False, "after the last payday the masks below pay out (MS-15)"),
+        OptionSpec(
+            "auction",
+            "str",
+            "rounds",
+            "rounds: dropping out leaves the auction (MS-11); open: a pass keeps you in (MS-11a)",
+            ("rounds", "open"),
+        ),
     )
 
     def check_options(self, options: dict[str, JSON]) -> None:
@@ -142,6 +149,7 @@ class MaskeGame(Game):
     def conformance_configurations(cls) -> list[dict[str, JSON]]:
         configs: list[dict[str, JSON]] = [{"players": p} for p in (3, 4, 5, 6)]
         configs += [{"players": 4, "unmasking": True}, {"players": 3, "masks": 2, "unmasking": True}]
+        configs += [{"players": 3, "auction": "open"}, {"players": 5, "masks": 3, "auction": "open"}]
         return configs
 
     @classmethod
@@ -155,6 +163,7 @@ class MaskeGame(Game):
         return [
             ("4p-4masks", 1, {"players": 4, "masks": 4}),
             ("3p-3masks-unmasking", 2, {"players": 3, "masks": 3, "unmasking": True}),
+            ("4p-3masks-open-auction", 6, {"players": 4, "masks": 3, "auction": "open"}),
         ]
 
     @property
@@ -369,6 +378,8 @@ class MaskeState(State):
             return "put your stick in a free hole (not the centre, MS-7)"
         if phase == LAY:
             return "lay the mask: choose its orientation (MS-8)"
+        if phase == AUCTION and self.game.options["auction"] == "open":
+            return "raise above the current bid with points you hold, or pass (MS-11a)"
         if phase == AUCTION:
             return "raise above the current bid with points you hold, or drop out (MS-11)"
         if phase == EFFECT:
@@ -479,11 +490,44 @@ class MaskeState(State):
             "turn": seat,
             "active": list(range(self.game.num_players)),
         }
+        if self.game.options["auction"] == "open":
+            self.auction["passed"] = 0  # MS-11a: the seats that passed since the last raise, a bitmask
+
+    def _bid_open(self, auction: dict[str, Any], seat: int, action: int) -> None:
+        """MS-11a: a pass keeps a player in; the auction ends when every other player able to bid
+        (more points than the bid) has passed in turn since the last raise.  A drawer who declines
+        to open stays out (DE rule 10)."""
+        if action == DROP and seat == auction["drawer"] and auction["high"] is None:
+            auction["active"].remove(seat)
+        elif action == DROP:
+            auction["passed"] |= 1 << seat
+        else:
+            auction["bid"] = action - BID + 1
+            auction["high"] = seat
+            auction["passed"] = 0
+        price = int(auction["bid"])
+        n = self.game.num_players
+        nxt = seat
+        for _ in range(n):
+            nxt = (nxt + 1) % n
+            if (
+                nxt in auction["active"]
+                and nxt != auction["high"]
+                and not auction["passed"] >> nxt & 1
+                and self.points[nxt] > price
+                and price < MAX_BID
+            ):
+                auction["turn"] = nxt
+                return
+        self._close_auction()
 
     def _bid(self, action: int) -> None:
         auction = self.auction
         assert auction is not None
         seat = int(auction["turn"])
+        if "passed" in auction:
+            self._bid_open(auction, seat, action)
+            return
         if action == DROP:
             auction["active"].remove(seat)
         else:
@@ -807,6 +851,8 @@ class MaskeState(State):
                 "turn": self.auction["turn"],
                 "active": list(self.auction["active"]),
             }
+            if "passed" in self.auction:
+                auction["passed"] = self.auction["passed"]
         effect: JSON = None
         if self.effect is not None:
             effect = {k: (list(v) if isinstance(v, list) else v) for k, v in self.effect.items()}
@@ -824,6 +870,7 @@ class MaskeState(State):
             "masks_left": len(self.stack),
             "masks_total": self.game.num_masks,
             "unmasking": bool(self.game.options["unmasking"]),
+            "auction_rule": self.game.options["auction"],  # MS-11 or MS-11a
             "round": self.round,
             "placer": self.placer,
             "round_pos": self.round_pos,

@@ -65,7 +65,9 @@ def _exposure(state: MaskerState, seat: int) -> float:
     if not targets:
         return 0.0
     mine = state.team_colour(seat)
-    return sum(1 for cell in targets if state.stacks[cell][-1] == mine) / len(targets)
+    # the cross a step takes: the top, or under MK-14a the one beneath the runner
+    taken = [state.stacks[cell][-2 if cell == state.runner else -1] for cell in targets]
+    return sum(1 for code in taken if code == mine) / len(taken)
 
 
 def capture_weights(game: MaskerGame, obs: JSON, assignments: list[tuple[int, ...]]) -> list[float]:

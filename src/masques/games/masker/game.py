@@ -9,7 +9,8 @@ Actions (41 ids, the same for both variants):
 * ``0 .. 35`` — move the runner onto the top of stack ``i`` and capture that cross (MK-5).  In 2D,
   ``i = row * 6 + col``; in 3D, ``i = row * 3 + col`` (ids 9..35 are never legal).  Whether the
   step is an ordinary one (to an orthogonal neighbour) or a free one (anywhere, MK-7/MK-8) follows
-  from the position.
+  from the position.  The runner's own stack is a free step's target only under MK-14a (3D, no
+  other stack holds a cross): the runner captures the cross beneath it and sinks one level.
 * ``36`` — stop the turn (legal after at least one step, MK-6).
 * ``37 + k`` — during a three-player completion (MK-11), take the next cross from seat ``k``'s piles.
 
@@ -72,7 +73,7 @@ class MaskerGame(Game):
 
     name = "masker"
     title = "Masker"
-    rules_version = "1"
+    rules_version = "2"  # 2: MK-14a
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
         "figures": "masques.games.masker.figures:figures",
@@ -360,7 +361,10 @@ class MaskerState(State):
     def step_targets(self) -> list[int]:
         """The stacks the runner may step onto now (a free step: any cross, MK-7, MK-8)."""
         if self.free_pending:  # MK-7, MK-8: the top of any stack holding a cross
-            return [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
+            targets = [i for i, s in enumerate(self.stacks) if s and s[-1] != RUNNER]
+            if not targets and len(self.stacks[self.runner]) > 1:
+                return [self.runner]  # MK-14a: the cross beneath the runner
+            return targets
         return [n for n in self.game.neighbours[self.runner] if self.stacks[n]]
 
     # -- legal moves ------------------------------------------------------------------------
@@ -393,7 +397,10 @@ class MaskerState(State):
         if action >= self.game.cells or not self.stacks[action]:
             return "there is no cross there"
         if action == self.runner:
-            return "the runner is already there"
+            return (
+                "the runner is already there; it takes the cross beneath it only by a free step when"
+                " no other stack holds a cross (MK-14a)"
+            )
         return "the runner moves to an orthogonally adjacent cross unless a free step is due (MK-5)"
 
     # -- applying ---------------------------------------------------------------------------
@@ -409,10 +416,13 @@ class MaskerState(State):
     def _step(self, target: int) -> None:
         """MK-5: move the runner onto ``target`` and capture the cross there."""
         seat = self.player
-        captured = self.stacks[target].pop()
-        self.stacks[self.runner].pop()  # the runner leaves; in 2D its cell becomes a hole
-        self.stacks[target].append(RUNNER)
-        self.runner = target
+        if target == self.runner:  # MK-14a: the cross beneath the runner, which sinks one level
+            captured = self.stacks[target].pop(-2)
+        else:
+            captured = self.stacks[target].pop()
+            self.stacks[self.runner].pop()  # the runner leaves; in 2D its cell becomes a hole
+            self.stacks[target].append(RUNNER)
+            self.runner = target
         self.piles[seat].append(captured)
         self.on_board[captured] -= 1
         self.steps += 1
