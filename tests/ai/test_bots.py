@@ -19,7 +19,7 @@ SMALL_OPTIONS = {
 
 
 def positions(name: str, count: int = 3):  # type: ignore[no-untyped-def]
-    game = load_game(name, SMALL_OPTIONS[name])
+    game = load_game(name, SMALL_OPTIONS.get(name, {}))
     state = game.new_initial_state(5)
     rng = random.Random(5)
     histories = {s: [state.observation(s)] for s in range(game.num_players)}

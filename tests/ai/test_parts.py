@@ -11,10 +11,12 @@ import pytest
 from masques.ai import DEFAULT_BOT_PARTS, bot_parts, make_bot
 from masques.ai.parts import BotParts, sample_world, score_lead
 from masques.ai.search import SearchBot
-from masques.engine import game_names, load_game
+from masques.engine import game_class, game_names, load_game
+
+SHIPPED = [name for name in game_names() if game_class(name).__module__.startswith("masques.games.")]
 
 
-@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("name", SHIPPED)
 def test_every_shipped_game_brings_a_bot_part(name: str) -> None:
     parts = bot_parts(name)
     assert isinstance(parts, BotParts)
@@ -29,9 +31,11 @@ def test_belief_samples_give_the_seat_the_same_observation(name: str) -> None:
     state = game.new_initial_state(2)
     rng = random.Random(2)
     for _ in range(12):
-        if state.is_terminal():
+        after = state.clone()
+        after.apply(after.random_legal_action(rng))
+        if after.is_terminal():
             break
-        state.apply(state.random_legal_action(rng))
+        state = after
     seat = state.current_player
     obs = state.observation(seat)
     for k in range(10):

@@ -37,7 +37,9 @@ CONFIGS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("mascarade", {"players": 2}, ["human", "random"]),
     ("mascarade", {"players": 3}, ["human", "human", "greedy"]),
     ("blokus3d", {"players": 2, "structure": "A"}, ["human", "greedy"]),
+    ("pips", {"players": 3, "hand": 2}, ["human", "hard", "human"]),
 ]
+"""Pips is the test-only game of ``tests/extra_games``: it reaches the server through its entry point."""
 
 
 def _label(config: tuple[str, dict[str, Any], list[str]]) -> str:
