@@ -255,6 +255,18 @@ class GenericEncoder(Encoder[Game]):
     def render(self, obs: JSON) -> str:
         return json.dumps(obs, sort_keys=True, indent=1)
 
+    def show(self, state: State, mode: str | None) -> str | None:
+        """The spectator's observation as JSON under a line saying whose turn it is (or who won)."""
+        if state.is_terminal():
+            head = f"{state.game.title}: game over, won by seat(s) {', '.join(map(str, state.winners()))}"
+        else:
+            head = f"{state.game.title}: seat {state.current_player} to move"
+        text = head + "\n" + self.render(state.observation(None))
+        if mode == "human":
+            print(text)
+            return None
+        return text
+
     def tracker(self) -> ObservationTracker:
         return ObservationTracker(self)
 
