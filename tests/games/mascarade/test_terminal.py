@@ -29,7 +29,7 @@ def test_bots_play_to_the_end_and_the_record_replays(tmp_path: Path, players: in
     assert "Game over. Winner: seat" in result.stdout
     assert "your hand" not in result.stdout  # bots only: the spectator's view
     saved = json.loads(record.read_text("utf-8"))
-    assert saved["options"] == {"players": players, "scoring": scoring}
+    assert saved["options"] == {"players": players, "scoring": scoring, "matching": "every"}
     replayed = runner.invoke(app, ["replay", str(record)])
     assert replayed.exit_code == 0, replayed.output
     assert "game finished" in replayed.stdout
