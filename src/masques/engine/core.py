@@ -154,12 +154,33 @@ class Game(ABC):
     rules_version: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]]
     hidden_information: ClassVar[tuple[HiddenField, ...]] = ()
+    replays_rules_versions: ClassVar[tuple[str, ...]] = ()
+    """Earlier rules versions whose records this build still replays exactly: a game made by
+    :meth:`for_rules_version` plays by that version's rules (``rules_in_force``)."""
     parts: ClassVar[Mapping[str, str]] = {}
     """The game's parts for the upper layers, by kind: ``{"bot": "package.module:ATTRIBUTE"}`` (see
     :func:`masques.engine.registry.game_part`; a kind left out gets that layer's default)."""
 
     def __init__(self, options: Mapping[str, JSON] | None = None) -> None:
         self.options: dict[str, JSON] = self._validate(dict(options or {}))
+        self.rules_in_force: str = self.rules_version
+        """The rules version this game plays: the build's, or an earlier one for replaying records."""
+
+    @classmethod
+    def for_rules_version(cls, version: str, options: Mapping[str, JSON] | None = None) -> Game:
+        """The game with ``options`` playing by rules version ``version`` (the build's own, or one of
+        :attr:`replays_rules_versions`); :class:`RecordError` for any other."""
+        if version != cls.rules_version and version not in cls.replays_rules_versions:
+            older = (
+                f" and replays {', '.join(cls.replays_rules_versions)}" if cls.replays_rules_versions else ""
+            )
+            raise RecordError(
+                f"record is for {cls.name} rules version {version}; this build plays version "
+                f"{cls.rules_version}{older}"
+            )
+        game = cls(options)
+        game.rules_in_force = version
+        return game
 
     # -- options ---------------------------------------------------------------------------------
     @classmethod

@@ -61,7 +61,7 @@ class GameRecord:
     @classmethod
     def of(cls, state: State) -> GameRecord:
         g = state.game
-        return cls(g.name, g.rules_version, dict(g.options), state.seed, list(state.history), state.chance)
+        return cls(g.name, g.rules_in_force, dict(g.options), state.seed, list(state.history), state.chance)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -120,13 +120,9 @@ class GameRecord:
             cls = game_class(self.game)
         except EngineError as exc:
             raise RecordError(str(exc)) from None
-        if cls.rules_version != self.rules_version:
-            raise RecordError(
-                f"record is for {self.game} rules version {self.rules_version}; "
-                f"this build has version {cls.rules_version}"
-            )
         try:
-            state = cls(self.options).new_initial_state(self.seed, chance=self.chance)
+            game = cls.for_rules_version(self.rules_version, self.options)
+            state = game.new_initial_state(self.seed, chance=self.chance)
         except EngineError as exc:
             raise RecordError(f"record options are invalid: {exc}") from None
         if each:

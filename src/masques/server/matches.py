@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
-from ..engine import ActionError, EngineError, Game, State, game_class, load_game
+from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .errors import ServerError
@@ -427,7 +427,7 @@ class Registry:
             self.storage.create_match,
             match_id,
             game.name,
-            game.rules_version,
+            game.rules_in_force,
             game.options,
             seed=seed,
             seats=rows,
@@ -476,7 +476,10 @@ class Registry:
         row = self.storage.match(match_id)
         if row is None:
             raise ServerError(404, "no_match", "no such match")
-        game = load_game(row.game, row.options)
+        try:  # a match stored under an earlier rules version goes on by those rules
+            game = game_class(row.game).for_rules_version(row.rules_version, row.options)
+        except EngineError as exc:
+            raise ServerError(409, "rules_changed", f"this match cannot be resumed: {exc}") from None
         state = initial_state(game, row.the_seed, row.chance)
         log_rows = self.storage.log(match_id)
         for _, action in log_rows:

@@ -74,6 +74,7 @@ class MaskerGame(Game):
     name = "masker"
     title = "Masker"
     rules_version = "2"  # 2: MK-14a
+    replays_rules_versions = ("1",)
     parts: ClassVar[Mapping[str, str]] = {
         "bot": "masques.games.masker.bot:BOT",
         "figures": "masques.games.masker.figures:figures",
@@ -237,12 +238,15 @@ def consistent_tokens(game: MaskerGame, obs: JSON) -> list[tuple[int, ...]]:
 T = TypeVar("T")
 
 
-def free_step_targets(stacks: Sequence[Sequence[T]], runner: int, runner_code: T) -> list[int]:
+def free_step_targets(
+    stacks: Sequence[Sequence[T]], runner: int, runner_code: T, *, beneath: bool = True
+) -> list[int]:
     """The stacks a free step may take (MK-7, MK-8): the top of any stack holding a cross; else,
-    MK-14a, the cross beneath the runner.  Stacks hold codes or names (``runner_code`` is the
-    runner's); the encoders read observations through this too."""
+    MK-14a, the cross beneath the runner (not under rules version 1, ``beneath=False``, where the
+    game then ended).  Stacks hold codes or names (``runner_code`` is the runner's); the encoders
+    read observations through this too."""
     targets = [i for i, s in enumerate(stacks) if s and s[-1] != runner_code]
-    if not targets and len(stacks[runner]) > 1:
+    if not targets and beneath and len(stacks[runner]) > 1:
         return [runner]  # MK-14a: the cross beneath the runner
     return targets
 
@@ -377,7 +381,9 @@ class MaskerState(State):
     def step_targets(self) -> list[int]:
         """The stacks the runner may step onto now (a free step: any cross, MK-7, MK-8)."""
         if self.free_pending:
-            return free_step_targets(self.stacks, self.runner, RUNNER)
+            return free_step_targets(
+                self.stacks, self.runner, RUNNER, beneath=self.game.rules_in_force != "1"
+            )
         return [n for n in self.game.neighbours[self.runner] if self.stacks[n]]
 
     # -- legal moves ------------------------------------------------------------------------
