@@ -14,7 +14,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-from masques.engine import JSON, TERMINAL, Game, MalformedActionError, OptionSpec, State, registry
+from masques.engine import JSON, TERMINAL, Game, MalformedActionError, OptionSpec, State, registry, stream
 from masques.rl import aec_env, gym_env
 from masques.rl.default import LIST_BOUND, MAX_CHOICES, GenericEncoder, Record, learn
 from masques.rl.encoders import encoder_for
@@ -45,11 +45,18 @@ class TallyGame(Game):
         return ROUNDS * self.num_players
 
     def new_initial_state(self, seed: int = 0, *, chance: int = 2) -> TallyState:
-        rng = random.Random(seed)
+        rng = stream(seed, "tally/secrets", version=chance)
         return TallyState(self, seed, [rng.randrange(5) for _ in range(self.num_players)])
 
     def _sample_from(self, seat: int | None, observation: JSON, rng: random.Random) -> State:
-        raise NotImplementedError
+        """The others' secrets drawn anew; the seat's own and the public moves kept."""
+        secrets = [rng.randrange(5) for _ in range(self.num_players)]
+        if seat is not None:
+            secrets[seat] = int(observation["secret"])
+        state = TallyState(self, 0, secrets)
+        for action in observation["moves"]:
+            state.apply(int(action))
+        return state
 
 
 class TallyState(State):
