@@ -55,7 +55,7 @@ DRAW_KEYS = [_RANDOM.getrandbits(64) for _ in range(NUM_CARDS + 1)]
 """Zobrist keys: a position's key is the XOR of one per placement since the root (card, square), one
 per card in a hand (seat, card), and one each for the player to move, the passes and the pool's
 size.  One 64-bit integer keys the memo (a tuple of hands costs more to build and hash, and the
-compiled twin keys its table the same way); a collision among a few million positions has a chance
+compiled solver keys its table the same way); a collision among a few million positions has a chance
 near 2**-20."""
 
 
