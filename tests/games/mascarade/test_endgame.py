@@ -142,9 +142,17 @@ def test_mc5a_solver_follows_the_one_match_rule(players: int, seed: int, pool: i
 
 def test_mc5a_the_rollouts_greedy_move_follows_the_one_match_rule() -> None:
     """MC-5a: the rollouts' square-by-square greedy move is the greedy evaluation's under ``one`` too."""
+    checked = check_greedy_moves({"players": 2, "matching": "one"}, range(1), same_draws=False)
+    assert checked > 25
+
+
+def check_greedy_moves(options: dict[str, object], seeds: range, *, same_draws: bool) -> int:
+    """Games of half random, half greedy moves: at every decision the rollouts' square-by-square
+    greedy move must be the one the greedy evaluation picks by copying the state for every action
+    (and, with ``same_draws``, leave the RNG where it leaves it); how many decisions were checked."""
     checked = 0
-    for seed in range(1):
-        game = load_game("mascarade", {"players": 2, "matching": "one"})
+    for seed in seeds:
+        game = load_game("mascarade", options)
         state = game.new_initial_state(seed)
         assert isinstance(state, MascaradeState)
         play = random.Random(seed)
@@ -154,9 +162,11 @@ def test_mc5a_the_rollouts_greedy_move_follows_the_one_match_rule() -> None:
                 fast, slow = random.Random(checked), random.Random(checked)
                 expected = best_by_evaluation([state], actions, state.current_player, mascarade_value, slow)
                 assert greedy_move(state, fast) == expected
+                if same_draws:
+                    assert fast.random() == slow.random()
                 checked += 1
             state.apply(state.random_legal_action(play) if play.random() < 0.5 else greedy_move(state, play))
-    assert checked > 25
+    return checked
 
 
 def test_solver_gives_up_beyond_its_budget() -> None:
@@ -219,21 +229,7 @@ def test_the_rollouts_greedy_move_is_the_greedy_bots(players: int) -> None:
     """The rollouts' greedy moves (counted square by square) are the ones the greedy evaluation picks
     by copying the state for every action: same action, same draws from the RNG, in positions from
     the start to the end of the game, forced draws by the next seat included."""
-    checked = 0
-    for seed in range(4):
-        game = load_game("mascarade", {"players": players})
-        state = game.new_initial_state(seed)
-        assert isinstance(state, MascaradeState)
-        play = random.Random(seed)
-        while not state.is_terminal():
-            actions = state.legal_actions()
-            if len(actions) > 1:
-                fast, slow = random.Random(checked), random.Random(checked)
-                expected = best_by_evaluation([state], actions, state.current_player, mascarade_value, slow)
-                assert greedy_move(state, fast) == expected
-                assert fast.random() == slow.random()
-                checked += 1
-            state.apply(state.random_legal_action(play) if play.random() < 0.5 else greedy_move(state, play))
+    checked = check_greedy_moves({"players": players}, range(4), same_draws=True)
     assert checked > 100
 
 
