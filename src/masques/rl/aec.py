@@ -26,7 +26,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..engine import Game, State, load_game
+from ..engine import TERMINAL, Game, State, load_game
 from .encoders import encoder_for
 from .encoding import RENDER_MODES, Encoder, check_render_mode, vector_space
 
@@ -73,6 +73,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self._seeds: random.Random | None = None  # the seeds drawn from it, made when first needed
         self.tracker = self.encoder.tracker()
         self.state_: State | None = None
+        self._to_act = TERMINAL  # the seat to act, kept by load and step (read on every observe)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -108,10 +109,11 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        if state.is_terminal():
+        self._to_act = state.current_player
+        if self._to_act == TERMINAL:
             self._finish(self.agents[0])
         else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            self.agent_selection = self.possible_agents[self._to_act]
 
     @property
     def position(self) -> State:
@@ -127,13 +129,16 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             return
         if action is None:
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
-        state = self.position
+        state = self.state_
+        if state is None:
+            raise RuntimeError(NOT_RESET)
         state.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
-        if state.is_terminal():
+        self._to_act = seat = state.current_player
+        if seat == TERMINAL:
             self._finish(agent)
         else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            self.agent_selection = self.possible_agents[seat]
 
     def _finish(self, last: str) -> None:
         returns = self.position.returns()
@@ -150,7 +155,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         if state is None:
             raise RuntimeError(NOT_RESET)
         seat = self.seat_of[agent]
-        if state.current_player == seat:
+        if seat == self._to_act:
             mask = self.encoder.mask(state)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
