@@ -79,31 +79,28 @@ def test_whose_turn_is_written_relative_to_the_viewer(name: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["2d", "3d"])
-def test_masker_reach_is_where_the_runner_may_step_and_channel_0_is_ones_own_colour(variant: str) -> None:
-    encoder = encoder_for(load_game("masker", {"variant": variant}))
-    for state in positions("masker", {"variant": variant}, seed=3):
-        for seat in range(2):
-            obs = state.observation(seat)
-            v = encoder.encode(obs)
-            steps = [a for a in state.legal_actions() if a < 36]
-            assert np.flatnonzero(block(encoder, v, "reach")).tolist() == steps
-            board = block(encoder, v, "board").reshape(-1, 7)
-            assert board[:, 0].sum() == obs["colours_on_board"][obs["your_colour"]]
-
-
-@pytest.mark.parametrize("variant", ["2d", "3d"])
-def test_masker_around_counts_the_tops_next_to_each_cell(variant: str) -> None:
+def test_masker_board_is_every_stack_level_by_level_in_the_viewers_colours(variant: str) -> None:
+    """MK-13, MK-14: each level of each stack one-hot (own colour, the others after it in colour
+    order, white, the runner), nothing above a stack's top; the blocks are the documented ones."""
     game = load_game("masker", {"variant": variant, "players": 3})
     encoder = encoder_for(game)
+    names = ["board", "piles", "held", "on_board", "out", "out_colours", "to_move", "steps", "flags"]
+    assert [b.name for b in encoder.layout.blocks] == names
+    colours = ["red", "yellow", "green", "blue", "black"]
+    others = ["white", "runner"]
     for state in positions("masker", {"variant": variant, "players": 3}, seed=7, every=2):
         obs = state.observation(1)
-        around = block(encoder, encoder.encode(obs), "around").reshape(game.cells, 7)
-        mine = obs["your_colour"]
-        for cell, near in enumerate(game.neighbours):  # type: ignore[attr-defined]
-            tops = [obs["stacks"][n][-1] for n in near if obs["stacks"][n]]
-            assert around[cell, 0] * 4 == tops.count(mine)
-            assert around[cell, 5] * 4 == tops.count("white")
-            assert around[cell].sum() * 4 == len(tops)
+        board = block(encoder, encoder.encode(obs), "board").reshape(game.cells, game.height, 7)  # type: ignore[attr-defined]
+        mine = colours.index(obs["your_colour"])
+        for cell, stack in enumerate(obs["stacks"]):
+            for level in range(game.height):  # type: ignore[attr-defined]
+                if level >= len(stack):
+                    assert not board[cell, level].any()
+                    continue
+                name = stack[level]
+                code = (colours.index(name) - mine) % 5 if name in colours else 5 + others.index(name)
+                assert np.flatnonzero(board[cell, level]).tolist() == [code]
+        assert board[:, :, 0].sum() == obs["colours_on_board"][obs["your_colour"]]
 
 
 def test_mascarade_hand_is_the_viewers_own() -> None:

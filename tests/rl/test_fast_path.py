@@ -116,11 +116,12 @@ def test_observations_belong_to_the_caller(name: str) -> None:
     assert np.array_equal(again["action_mask"], mask)
 
 
-def test_masker_mk_14a_the_reach_is_the_cross_beneath_the_runner_and_the_tracker_follows() -> None:
-    """MK-14a (3D): a free step due and no stack but the runner's holding a cross: the reach is the
-    runner's own cell, and the tracker meets the sinking runner (it writes the base afresh)."""
+def test_masker_mk_14a_the_tracker_follows_the_runner_sinking_onto_the_cross_beneath_it() -> None:
+    """MK-14a (3D): a free step due and no stack but the runner's holding a cross: the runner takes
+    the cross beneath it, and the tracker meets the sinking runner (it writes the base afresh)."""
     game = load_game("masker", {"players": 2, "variant": "3d"})
     encoder = encoder_for(game)
+    board = encoder.layout.block("board")
     for seed in range(1500):  # about 7 games in 1,500 reach such a position
         rng = random.Random(seed)
         state = game.new_initial_state(seed)
@@ -133,13 +134,14 @@ def test_masker_mk_14a_the_reach_is_the_cross_beneath_the_runner_and_the_tracker
             state.apply(legal[rng.randrange(len(legal))])
         else:
             continue
-        reach = encoder.layout.block("reach")
+        runner = state.runner  # type: ignore[attr-defined]
+        height = len(state.stacks[runner])  # type: ignore[attr-defined]
         for seat in range(2):
             check(encoder, tracker, state, seat)
-            vector = encoder.encode(state.observation(seat))
-            assert np.flatnonzero(vector[reach.start : reach.stop]).tolist() == [state.runner]  # type: ignore[attr-defined]
-        state.apply(state.runner)  # type: ignore[attr-defined]
+        state.apply(runner)
         for seat in range(2):
             check(encoder, tracker, state, seat)
+            cells = tracker.vector(state, seat)[board.start : board.stop].reshape(game.cells, 4, 7)  # type: ignore[attr-defined]
+            assert cells[runner, height - 2, 6] == 1 and not cells[runner, height - 1].any()
         return
     pytest.fail("no MK-14a position in 1,500 random games")
