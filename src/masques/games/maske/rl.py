@@ -10,7 +10,7 @@ import numpy as np
 from ...engine import JSON
 from ...rl.encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
 from .data import CARDS, MASK_VALUES, MASKS, SIZE
-from .game import DRAW, LAY, MAX_BID, MaskeGame, MaskeState
+from .game import AUCTION, DRAW, LAY, MAX_BID, MOVING, MaskeGame, MaskeState
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")
@@ -27,6 +27,8 @@ RINGS = [
     for m in range(len(MASKS))
 ]
 """``RINGS[mask][orientation]``: the top_mask (or mask_to_lay) block of that mask."""
+PRIVATE = 2 * len(CARDS) + 1
+"""What the tracker keeps per seat: the auction's card and the deck block as the seat sees them."""
 
 
 class MaskeEncoder(Encoder[MaskeGame]):
@@ -57,7 +59,11 @@ class MaskeEncoder(Encoder[MaskeGame]):
         self.deck_top = layout.add("deck_top", len(CARDS) + 1)
         self.layout = layout
         self.ranks = [rank_of(seat, n) for seat in range(n)]
-        self.zero = layout.size  # the tracker's base ends with a 0 and a 1 for the seat block
+        # the tracker's base: the blocks (each seat's private part left at zero), a 0 and a 1 for the
+        # seat block, then each seat's private part: the auction's card as it sees it, and the deck
+        # block (top card as it knows it, how many cards it knows)
+        self.zero = layout.size
+        self.private = [layout.size + 2 + seat * PRIVATE for seat in range(n)]
         self.views = [self._view_index(seat) for seat in range(n)]
 
     def _view_index(self, seat: int) -> Index:
@@ -74,6 +80,9 @@ class MaskeEncoder(Encoder[MaskeGame]):
         e = self.effect + 1 + len(CARDS)
         remap(index, e, (n,), 0, seats)  # holder
         remap(index, e + n + MAX_OPS + len(STAGES), (n,), 0, seats)  # decider
+        private = self.private[seat]
+        index[self.auction + 1 : self.auction + 1 + len(CARDS)] = range(private, private + len(CARDS))
+        index[self.deck_top : self.deck_top + len(CARDS) + 1] = range(private + len(CARDS), private + PRIVATE)
         return index
 
     def tracker(self) -> MaskeTracker:
@@ -195,32 +204,52 @@ STAGE_INDEX = {stage: i for i, stage in enumerate(STAGES)}
 
 
 class MaskeTracker(Tracker[MaskeState]):
-    """Maske's fast path.  Each block is rewritten only when the state's fields behind it differ from
-    what was written last.  Public facts go in the base with absolute seats; the seat block comes from
-    the two constants at the end of the base.  What only some seats may see — the drawn card, the deck
-    cards each knows — is written into each view from the seat's own knowledge bits, as the
-    observation shows them."""
+    """Maske's fast path.  Each value is rewritten only when the state's field behind it differs
+    from what was written last, one seat's or one stick's value at a time.  The two most common
+    actions touch few fields, so after them only those are compared: a bid or a drop that leaves
+    the auction going changes only the auction's bid, high bidder, turn and bidders; a paid step
+    that leaves the move going, only the sticks, the points and the steps paid.  Public facts go in
+    the base with absolute seats; the seat block comes from the two constants after the blocks.
+    What only some seats may see (the drawn card, the deck cards each knows) is kept per seat after
+    them, from each seat's own knowledge bits as the observation shows them, and a seat's view
+    reads its own: one gather makes the whole vector."""
 
     def __init__(self, encoder: MaskeEncoder) -> None:
-        super().__init__(encoder.size + 2)
-        self.enc = encoder
         n = encoder.game.num_players
+        super().__init__(encoder.size + 2 + n * PRIVATE)
+        self.enc = encoder
         self.n = n
-        self.everyone = (1 << n) - 1
+        self.views = encoder.views
+        self.private = encoder.private
+        self.stick_at = [encoder.sticks + g * HOLES for g in range(2 * n)]
+        self.points_at, self.steps_at = encoder.points, encoder.extra + n + 1
+        self.placer_at, self.round_pos_at = encoder.placer, encoder.round_pos + 1
+        self.phase_at, self.actor_at, self.in_extra_at = encoder.phase, encoder.actor, encoder.extra + n
+        self.bid_at = encoder.auction + 1 + len(CARDS) + 2 * n
+        self.high_at, self.turn_at = self.bid_at + 1, self.bid_at + 1 + n
+        self.active_at = self.bid_at + 1 + 2 * n
+        # what was written last (None: nothing yet, the base is zero there)
         self.sticks: list[int] = []
+        self.points: list[int | None] = []
+        self.steps_taken = 0
+        self.phase = ""
+        self.marks: list[int] = []  # the ones of placer, round_pos, phase, actor (base indices)
+        self.in_extra = False
         self.top: tuple[int, int] | None = None
         self.lay: int | None = None
-        self.points: list[int] = []
-        self.ones: list[int] = []
+        self.left = -1  # masks left in the stack
+        self.round = -1
         self.extra: list[int] = []
         self.skip: list[bool] = []
         self.double: list[bool] = []
-        self.scalars: tuple[Any, ...] = ()
-        self.steps_taken = -1
-        self.auction: dict[str, Any] | None = None  # copies of the state's, as last written
-        self.effect: dict[str, Any] | None = None
+        self.auction: tuple[Any, ...] | None = None  # card, knew, drawer as written
+        self.bidding: dict[str, Any] | None = None  # the state's auction they were read from
+        self.bid: tuple[Any, ...] = ()  # bid, high, turn as written
+        self.active: list[int] = []
+        self.effect: tuple[Any, ...] | None = None
         self.known = [0] * n  # per seat: how many deck cards it knows
-        self.deck = (0, 0)  # the deck's length and who knows its top card, as last counted
+        self.deck: tuple[int, int, int] = (0, 0, -1)  # length, who knows the top card, the top card
+        self.tops: list[int] = []  # per seat: the deck_top one written (-1: none)
 
     def rebuild(self, state: MaskeState) -> None:
         enc, cells, n = self.enc, self.cells, self.n
@@ -228,85 +257,83 @@ class MaskeTracker(Tracker[MaskeState]):
         cells[enc.masks + 1] = enc.game.num_masks / len(MASKS)
         cells[enc.masks + 2] = float(enc.game.options["unmasking"])
         self.sticks = [-1] * (2 * n)
-        self.top = self.lay = self.auction = self.effect = None
-        self.points, self.ones, self.extra, self.scalars = [], [], [], ()
-        self.steps_taken = -1
-        self.skip, self.double = [], []
+        self.points = [None] * n
+        self.steps_taken = 0
+        self.phase = ""
+        self.marks = [-1] * 4
+        self.in_extra = False
+        self.top = self.lay = None
+        self.left = self.round = -1
+        self.extra, self.skip, self.double = [], [False] * n, [False] * n
+        self.auction = self.bidding = self.effect = None
+        self.bid, self.active = (), []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
-        self.deck = (len(state.known), state.known[0] if state.known else 0)
+        self.deck = (-1, 0, -1)
+        self.tops = [-1] * n
         self._sync(state)
 
     def advance(self, state: MaskeState, action: int) -> bool:
+        phase = state.phase
+        if phase == self.phase:
+            auction = state.auction
+            if phase == AUCTION and auction is self.bidding and auction is not None:  # a bid or a drop
+                self._bids(auction)
+                return True
+            if phase == MOVING:  # a paid step, and more may come
+                self._moves(state)
+                return True
         known = state.known
-        size, first = self.deck
-        if len(known) == size - 1 and action == DRAW:  # the drawer took the top card
-            self.known = [c - (first >> s & 1) for s, c in enumerate(self.known)]
-        elif len(known) == size + 1:  # a card went under the deck
-            last = known[-1]
-            self.known = [c + (last >> s & 1) for s, c in enumerate(self.known)]
-        elif len(known) != size:
-            return False
-        self.deck = (len(known), known[0] if known else 0)
+        size = self.deck[0]
+        if len(known) != size:
+            if len(known) == size - 1 and action == DRAW:  # the drawer took the top card
+                first = self.deck[1]
+                self.known = [c - (first >> s & 1) for s, c in enumerate(self.known)]
+            elif len(known) == size + 1:  # a card went under the deck
+                last = known[-1]
+                self.known = [c + (last >> s & 1) for s, c in enumerate(self.known)]
+            else:
+                return False
         self._sync(state)
         return True
 
     def _sync(self, state: MaskeState) -> None:
-        enc, cells, base, n = self.enc, self.cells, self.base, self.n
-        sticks = state.sticks
-        if sticks != self.sticks:
-            for g, (old, new) in enumerate(zip(self.sticks, sticks, strict=True)):
-                if old != new:
-                    start = enc.sticks + g * HOLES
-                    if old >= 0:
-                        cells[start + old] = 0.0
-                    if new >= 0:
-                        cells[start + new] = 1.0
-            self.sticks = sticks.copy()
-        top = state.laid[-1] if state.laid else None
+        """Compare every field and rewrite what changed."""
+        enc, cells, marks = self.enc, self.cells, self.marks
+        self._moves(state)
+        phase = self.phase = state.phase
+        mark = self.phase_at + PHASE_INDEX[phase]
+        if mark != marks[2]:
+            self._mark(2, mark)
+        mark = self.actor_at + state.actor
+        if mark != marks[3]:
+            self._mark(3, mark)
+        if state.in_extra != self.in_extra:
+            self.in_extra = state.in_extra
+            cells[self.in_extra_at] = float(self.in_extra)
+        mark = self.round_pos_at + state.round_pos
+        if mark != marks[1]:
+            self._mark(1, mark)
+        mark = self.placer_at + state.placer
+        if mark != marks[0]:
+            self._mark(0, mark)
+        laid = state.laid
+        top = laid[-1] if laid else None
         if top != self.top:
-            base[enc.top_mask : enc.top_mask + HOLES] = 0.0 if top is None else RINGS[top[0]][top[1]]
+            self.base[enc.top_mask : enc.top_mask + HOLES] = 0.0 if top is None else RINGS[top[0]][top[1]]
             self.top = top
-        lay = state.stack[0] if state.phase == LAY else None
+        stack = state.stack
+        lay = stack[0] if phase == LAY else None
         if lay != self.lay:
-            base[enc.mask_to_lay : enc.mask_to_lay + HOLES] = 0.0 if lay is None else RINGS[lay][0]
+            self.base[enc.mask_to_lay : enc.mask_to_lay + HOLES] = 0.0 if lay is None else RINGS[lay][0]
             self.lay = lay
-        if state.points != self.points:
-            for s, p in enumerate(state.points):
-                cells[enc.points + s] = min(p, POINTS_CAP) / POINTS_CAP
-            self.points = state.points.copy()
-        steps = state.steps_taken  # every paid step changes it, and nothing else of these
-        if steps != self.steps_taken:
-            cells[enc.extra + n + 1] = min(steps, POINTS_CAP) / POINTS_CAP
-            self.steps_taken = steps
-        scalars = (
-            len(state.stack),
-            state.round,
-            state.placer,
-            state.round_pos,
-            state.phase,
-            state.actor,
-            state.in_extra,
-        )
-        if scalars != self.scalars:
-            self.scalars = scalars
-            cells[enc.masks] = len(state.stack) / len(MASKS)
-            cells[enc.masks + 3] = min(state.round, len(MASKS)) / len(MASKS)
-            ones = [
-                enc.placer + state.placer,
-                enc.round_pos + state.round_pos + 1,
-                enc.phase + PHASE_INDEX[state.phase],
-                enc.actor + state.actor,
-            ]
-            if state.in_extra:
-                ones.append(enc.extra + n)
-            if ones != self.ones:
-                for i in self.ones:
-                    cells[i] = 0.0
-                for i in ones:
-                    cells[i] = 1.0
-                self.ones = ones
+        if len(stack) != self.left:
+            self.left = len(stack)
+            cells[enc.masks] = self.left / len(MASKS)
+        if state.round != self.round:
+            self.round = state.round
+            cells[enc.masks + 3] = min(self.round, len(MASKS)) / len(MASKS)
         if state.extra != self.extra:
-            for s in range(n):
+            for s in range(self.n):
                 cells[enc.extra + s] = min(state.extra.count(s), EXTRA_CAP) / EXTRA_CAP
             self.extra = state.extra.copy()
         if state.skip != self.skip:
@@ -317,89 +344,162 @@ class MaskeTracker(Tracker[MaskeState]):
             for s, on in enumerate(state.double):
                 cells[enc.double + s] = float(on)
             self.double = state.double.copy()
-        if state.auction != self.auction:
-            self._auction(state.auction)
-        if state.effect != self.effect:
+        auction = state.auction
+        if auction is not None:
+            self._auction(auction)
+        elif self.auction is not None:
+            self._end_auction()
+        if state.effect is not None or self.effect is not None:
             self._effect(state.effect)
+        known = state.known
+        deck = (len(known), known[0], state.deck[0]) if known else (0, 0, -1)
+        if deck != self.deck:
+            self._deck(deck)
 
-    def _auction(self, auction: dict[str, Any] | None) -> None:
-        old = self.auction
-        self.auction = None if auction is None else {**auction, "active": list(auction["active"])}
-        enc, cells, n = self.enc, self.cells, self.n
-        if (
-            old is not None
-            and auction is not None
-            and old["knew"] == auction["knew"]
-            and old["drawer"] == auction["drawer"]
-        ):  # a bid or a drop: rewrite the bid, the high bidder, whose turn and who is in
-            start = enc.auction + 1 + len(CARDS) + 2 * n
-            cells[start] = min(auction["bid"], POINTS_CAP) / POINTS_CAP
-            start += 1
-            if old["high"] is not None:
-                cells[start + old["high"]] = 0.0
-            if auction["high"] is not None:
-                cells[start + auction["high"]] = 1.0
-            start += n
-            cells[start + old["turn"]] = 0.0
-            cells[start + auction["turn"]] = 1.0
-            start += n
-            for s in old["active"]:
-                cells[start + s] = 0.0
-            for s in auction["active"]:
-                cells[start + s] = 1.0
+    def _moves(self, state: MaskeState) -> None:
+        """The sticks, the points, and the steps paid in this move."""
+        cells = self.cells
+        sticks = state.sticks
+        if sticks != self.sticks:
+            old = self.sticks
+            for g, hole in enumerate(sticks):
+                if hole != old[g]:
+                    if old[g] >= 0:
+                        cells[self.stick_at[g] + old[g]] = 0.0
+                    if hole >= 0:
+                        cells[self.stick_at[g] + hole] = 1.0
+            self.sticks = sticks.copy()
+        points = state.points
+        if points != self.points:
+            old_points = self.points
+            for s, p in enumerate(points):
+                if p != old_points[s]:
+                    cells[self.points_at + s] = min(p, POINTS_CAP) / POINTS_CAP
+            self.points = points.copy()  # type: ignore[assignment]  # ints where it held None
+        if state.steps_taken != self.steps_taken:
+            self.steps_taken = state.steps_taken
+            cells[self.steps_at] = min(self.steps_taken, POINTS_CAP) / POINTS_CAP
+
+    def _mark(self, k: int, mark: int) -> None:
+        """Move the one of a one-hot block (``marks[k]``) to base index ``mark``."""
+        cells = self.cells
+        if self.marks[k] >= 0:
+            cells[self.marks[k]] = 0.0
+        cells[mark] = 1.0
+        self.marks[k] = mark
+
+    def _auction(self, auction: dict[str, Any]) -> None:
+        self.bidding = auction
+        key = (auction["card"], auction["knew"], auction["drawer"])
+        if key != self.auction:  # a new auction
+            self._end_auction()
+            self.bidding = auction
+            self.auction = key
+            cells, n = self.cells, self.n
+            card, knew, drawer = key
+            cells[self.enc.auction] = 1.0
+            start = self.enc.auction + 1 + len(CARDS)
+            for s in range(n):
+                if knew >> s & 1:
+                    cells[start + s] = 1.0
+                    cells[self.private[s] + card] = 1.0  # the card, to those who know it
+            cells[start + n + drawer] = 1.0
+        self._bids(auction)
+
+    def _bids(self, auction: dict[str, Any]) -> None:
+        """The bid, the high bidder, whose turn, who is still in."""
+        cells = self.cells
+        bid = (auction["bid"], auction["high"], auction["turn"])
+        if bid != self.bid:
+            old_bid, old_high, old_turn = self.bid or (-1, None, -1)
+            value, high, turn = bid
+            if value != old_bid:
+                cells[self.bid_at] = min(value, POINTS_CAP) / POINTS_CAP
+            if high != old_high:
+                if old_high is not None:
+                    cells[self.high_at + old_high] = 0.0
+                if high is not None:
+                    cells[self.high_at + high] = 1.0
+            if turn != old_turn:
+                if old_turn >= 0:
+                    cells[self.turn_at + old_turn] = 0.0
+                cells[self.turn_at + turn] = 1.0
+            self.bid = bid
+        active = auction["active"]
+        if active != self.active:
+            at = self.active_at
+            for s in self.active:
+                cells[at + s] = 0.0
+            for s in active:
+                cells[at + s] = 1.0
+            self.active = active.copy()
+
+    def _end_auction(self) -> None:
+        """Clear the auction block and every seat's view of the card."""
+        self.bidding = None
+        if self.auction is None:
             return
+        enc, cells = self.enc, self.cells
         self.base[enc.auction : enc.effect] = 0.0
-        if auction is None:
-            return
-        cells[enc.auction] = 1.0  # the card is each viewer's to see or not (view)
-        start = enc.auction + 1 + len(CARDS)
-        for s in range(n):
-            if auction["knew"] >> s & 1:
-                cells[start + s] = 1.0
-        start += n
-        cells[start + auction["drawer"]] = 1.0
-        start += n
-        cells[start] = min(auction["bid"], POINTS_CAP) / POINTS_CAP
-        start += 1
-        if auction["high"] is not None:
-            cells[start + auction["high"]] = 1.0
-        start += n
-        cells[start + auction["turn"]] = 1.0
-        start += n
-        for s in auction["active"]:
-            cells[start + s] = 1.0
+        card = self.auction[0]
+        for s in range(self.n):
+            cells[self.private[s] + card] = 0.0
+        self.auction = None
+        self.bid = ()
+        self.active = []
 
     def _effect(self, effect: dict[str, Any] | None) -> None:
-        self.effect = None if effect is None else {**effect, "queue": list(effect["queue"])}
+        key = None
+        if effect is not None:
+            key = (
+                effect["card"],
+                effect["holder"],
+                effect["op"],
+                effect["stage"],
+                effect["decider"],
+                effect["stick"],
+                effect["left"],
+            )
+        if key == self.effect:
+            return
+        self.effect = key
         enc, cells, n = self.enc, self.cells, self.n
         self.base[enc.effect : enc.deck_top] = 0.0
-        if effect is None:
+        if key is None:
             return
+        card, holder, op, stage, decider, stick, left = key
         start = enc.effect
         cells[start] = 1.0
-        cells[start + 1 + effect["card"]] = 1.0
+        cells[start + 1 + card] = 1.0
         start += 1 + len(CARDS)
-        cells[start + effect["holder"]] = 1.0
+        cells[start + holder] = 1.0
         start += n
-        cells[start + min(effect["op"], MAX_OPS - 1)] = 1.0
+        cells[start + min(op, MAX_OPS - 1)] = 1.0
         start += MAX_OPS
-        cells[start + STAGE_INDEX[effect["stage"]]] = 1.0
+        cells[start + STAGE_INDEX[stage]] = 1.0
         start += len(STAGES)
-        cells[start + effect["decider"]] = 1.0
+        cells[start + decider] = 1.0
         start += n
-        if effect["stick"] is not None:
-            cells[start + effect["stick"]] = 1.0
+        if stick is not None:
+            cells[start + stick] = 1.0
         start += 2 * n
-        cells[start] = min(max(effect["left"], 0), MAX_LEFT) / MAX_LEFT
+        cells[start] = min(max(left, 0), MAX_LEFT) / MAX_LEFT
+
+    def _deck(self, deck: tuple[int, int, int]) -> None:
+        """Each seat's deck block: the top card if it knows it, and how many cards it knows."""
+        cells, tops = self.cells, self.tops
+        self.deck = deck
+        _, first, card = deck
+        for s in range(self.n):
+            at = self.private[s] + len(CARDS)
+            top = at + card if first >> s & 1 else -1
+            if top != tops[s]:
+                if tops[s] >= 0:
+                    cells[tops[s]] = 0.0
+                if top >= 0:
+                    cells[top] = 1.0
+                tops[s] = top
+            cells[at + len(CARDS)] = self.known[s] / len(CARDS)
 
     def view(self, state: MaskeState, seat: int) -> Array:
-        enc = self.enc
-        out = self.base.take(enc.views[seat])
-        mine = 1 << seat
-        auction = state.auction
-        if auction is not None and auction["knew"] & mine:  # the drawer, or everyone once it came round
-            out[enc.auction + 1 + auction["card"]] = 1.0
-        if state.known and state.known[0] & mine:
-            out[enc.deck_top + state.deck[0]] = 1.0
-        out[enc.deck_top + len(CARDS)] = self.known[seat] / len(CARDS)
-        return out
+        return self.base.take(self.views[seat])
