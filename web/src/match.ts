@@ -431,12 +431,13 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         done = false;
       }
       copied = done ? "copied" : "select";
-    }
-    drawInvite();
-    if (copied === "select") {
+      drawInvite();
+      // Left selected: what was copied shows, and Ctrl+C copies it where the browser would not.
       inviteInput.focus();
       inviteInput.select();
+      return;
     }
+    drawInvite();
   }
 
   /** Whether the match may still be aborted: running, and some human seat has not moved yet. */
