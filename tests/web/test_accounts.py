@@ -386,7 +386,9 @@ def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, ser
         page, base, "masker", options={"players": "2"}, seats=["you", "random"], name="Dora"
     )
     assert e2e.wait_turn_or_end(page) == "mine"
-    waiting = e2e.create_match(page, base, "masker", options={"players": "2"}, seats=["you", "human"])
+    waiting = e2e.create_match(
+        page, base, "masker", options={"players": "2"}, seats=["you", "human"], name="Dora"
+    )
     expect(page.get_by_test_id("me-name")).to_have_text("Dora")  # a guest, made before the first match
     page.goto(base + "/")
     mine = page.get_by_test_id("my-matches").locator("li")
@@ -477,3 +479,30 @@ def test_a_claimed_match_and_a_declined_rematch(people: People, server: Any) -> 
         "match": None,
         "declined": True,
     }
+
+
+def test_the_player_pages_load_by_their_address(people: People, server: Any) -> None:
+    """``/me`` leads to one's own page (a newcomer gets the log-in form); ``/player/{id}`` loads as is."""
+    base = server.base_url
+    page = people.device()
+    match_id = e2e.create_match(
+        page, base, "masker", options={"players": "2"}, seats=["you", "random"], name="Gus"
+    )
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("resign-confirm").click()
+    expect(page.get_by_test_id("end-reason")).to_have_attribute("data-reason", "resigned")
+    page.goto(base + "/me")
+    page.wait_for_url(re.compile(r"/player/[0-9a-f]{16}$"))
+    expect(page.get_by_test_id("player-name")).to_contain_text("Gus")
+    expect(page.locator(f"[data-testid=history] tr[data-match='{match_id}']")).to_have_attribute(
+        "data-result", "lost"
+    )
+    own = page.url
+    stranger = people.device()
+    stranger.goto(own)
+    expect(stranger.get_by_test_id("player-name")).to_contain_text("Gus")
+    expect(stranger.locator(f"[data-testid=history] tr[data-match='{match_id}']")).to_have_count(1)
+    stranger.goto(base + "/me")
+    expect(stranger.get_by_test_id("auth-form")).to_have_attribute("data-mode", "login")
+    stranger.goto(base + "/player/0123456789abcdef")
+    expect(stranger.get_by_test_id("player-error")).to_have_text("No such player.")

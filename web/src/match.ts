@@ -328,9 +328,10 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     drawLifecycle();
   }
 
-  /** The invite code: in the views of seated players, or in the link this page was opened with. */
+  /** The invite code: in the views of seated players (presence messages leave it out), or in the link
+   * this page was opened with. */
   function inviteCode(): string | null {
-    return current?.invite ?? summary?.invite ?? urlInvite;
+    return current?.invite ?? current?.match.invite ?? summary?.invite ?? urlInvite;
   }
 
   function drawJoin(): void {
