@@ -37,9 +37,8 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
   const bar = h("div", { class: "identity", "data-testid": "identity" });
   const panel = h("section", { class: "auth-panel", "data-testid": "auth-panel", hidden: true });
   let mode: AuthMode | null = null;
-  let error = "";
-  let errorCode = "";
-  let done = "";
+  let failure: unknown = null; // the last refusal, put in words at each drawing (the language may change)
+  let done = false;
   let busy = false;
   // Kept across redraws (a language switch), so what a person types survives them.
   const inputs = {
@@ -82,9 +81,10 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
   function drawPanel(): void {
     panel.hidden = mode === null && !done;
     if (mode === null) {
-      panel.replaceChildren(done ? h("p", { class: "done", role: "status", "data-testid": "auth-done" }, done) : "");
+      panel.replaceChildren(done ? h("p", { class: "done", role: "status", "data-testid": "auth-done" }, app.t("password_changed")) : "");
       return;
     }
+    const code = failure instanceof ApiError ? failure.code : "";
     const field = (label: string, input: HTMLInputElement) => h("label", { class: "field" }, h("span", {}, label), input);
     inputs.password.autocomplete = mode === "signup" ? "new-password" : "current-password";
     const fields =
@@ -108,7 +108,7 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
         mode === "signup" ? h("p", { class: "hint" }, app.t(guest ? "signup_keeps" : "signup_rules")) : null,
         mode === "login" && guest ? h("p", { class: "hint" }, app.t("login_keeps")) : null,
         h("div", { class: "fields" }, ...fields),
-        error ? h("p", { class: "error", role: "alert", "data-testid": "auth-error", "data-code": errorCode }, error) : null,
+        failure !== null ? h("p", { class: "error", role: "alert", "data-testid": "auth-error", "data-code": code }, errorText(app, failure)) : null,
         h(
           "div",
           { class: "auth-actions" },
@@ -121,9 +121,8 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
 
   function open(next: AuthMode): void {
     mode = next;
-    error = "";
-    errorCode = "";
-    done = "";
+    failure = null;
+    done = false;
     inputs.password.value = "";
     inputs.old.value = "";
     inputs.fresh.value = "";
@@ -133,15 +132,15 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
 
   function close(): void {
     mode = null;
-    error = "";
-    done = "";
+    failure = null;
+    done = false;
     drawPanel();
   }
 
   async function submit(): Promise<void> {
     if (busy || mode === null) return;
     busy = true;
-    error = "";
+    failure = null;
     drawPanel();
     const was = mode;
     try {
@@ -149,7 +148,7 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
         await api.password(inputs.old.value, inputs.fresh.value);
         await session.load(); // the other sessions ended; this one carries on
         mode = null;
-        done = app.t("password_changed");
+        done = true;
       } else {
         const username = inputs.username.value.trim();
         if (was === "signup") await api.signup(username, inputs.password.value);
@@ -158,8 +157,7 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
         changed();
       }
     } catch (err) {
-      error = errorText(app, err);
-      errorCode = err instanceof ApiError ? err.code : "";
+      failure = err;
     } finally {
       busy = false;
       drawPanel();
