@@ -68,8 +68,15 @@ SUMMARY_KEYS = {
     "seeded",
     "seats",
     "spectators",
+    "private",
+    "created",
+    "finished",
+    "end",
+    "rematch",
+    "can_abort",
+    "grace_seconds",
 }
-SEAT_KEYS = {"seat", "kind", "name", "taken", "connected"}
+SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned"}
 ERROR_KEYS = {"type", "code", "message", "version"}
 
 RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)
@@ -600,7 +607,7 @@ def _check_state(
     problems = hidden_field_problems(game, truth, seat, message["observation"])
     assert not problems, problems
     if truth.is_terminal():
-        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners()}
+        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
     else:
         assert message["result"] is None, "a result before the end"
     _check_summary(message["match"], seat_kinds)
