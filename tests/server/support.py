@@ -302,7 +302,9 @@ class Conn:
         seat: int | None = None,
         *,
         via: str = "query",
+        headers: dict[str, str] | None = None,
     ) -> None:
+        """``headers``: sent with the WebSocket handshake (a browser's ``Cookie`` and ``Origin``)."""
         assert via in ("query", "hello", "nothing"), via
         url = f"{ws_url}/ws/matches/{match_id}"
         if token is not None and via == "query":
@@ -311,7 +313,7 @@ class Conn:
         self.token = token
         self._stack = ExitStack()
         self.ws: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24)
+            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24, additional_headers=headers)
         )
         if via == "hello" or (via == "query" and token is None):
             hello = {"type": "hello"} if token is None else {"type": "hello", "token": token}

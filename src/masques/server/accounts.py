@@ -186,10 +186,13 @@ class _Failures:
 class LoginGuard:
     """Backoff on failed log-ins, per username and per client address (this process's memory).
 
-    The first :data:`FREE` failures cost nothing; each one after makes the next attempt wait twice
-    as long as the last, up to :data:`LONGEST` seconds.  A success clears the username's count."""
+    The first :data:`FREE` failures of a username (:data:`FREE_ADDRESS` of an address) cost nothing;
+    each one after makes the next attempt wait twice as long as the last, up to :data:`LONGEST`
+    seconds.  A success clears the username's count."""
 
     FREE = 4
+    FREE_ADDRESS = 20
+    """An address may be many people's (a school, a phone network): it gets more failures free."""
     FIRST_WAIT = 2.0
     LONGEST = 900.0
     KEEP = 3600.0  # a failure older than this is forgotten
@@ -218,8 +221,9 @@ class LoginGuard:
             entry = self._failures.setdefault(key, _Failures())
             entry.count += 1
             self._seen[key] = now
-            if entry.count > self.FREE:
-                entry.until = now + min(self.LONGEST, self.FIRST_WAIT * 2 ** (entry.count - self.FREE - 1))
+            free = self.FREE_ADDRESS if key.startswith("ip:") else self.FREE
+            if entry.count > free:
+                entry.until = now + min(self.LONGEST, self.FIRST_WAIT * 2 ** (entry.count - free - 1))
 
     def succeeded(self, key: str) -> None:
         self._failures.pop(key, None)

@@ -690,13 +690,15 @@ class Registry:
             if not secrets.compare_digest(invite, match.invite):
                 raise ServerError(403, "bad_invite", "this invite code is not this match's")
         async with match.lock:
-            if player is not None and match.seat_of_player(player) is not None:
-                raise ServerError(409, "already_seated", "you already hold a seat in this match")
             if key_hash is not None:
                 done = await self._joined_with(match, key_hash, name, seat)
                 if done is not None:
                     return done, match.join_token(str(join_key))
-            free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and s.token_hash is None]
+            if player is not None and match.seat_of_player(player) is not None:
+                raise ServerError(409, "already_seated", "you already hold a seat in this match")
+            if match.status == "expired":
+                raise ServerError(409, "expired", "this match expired before its players came")
+            free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and not s.taken]
             if seat is None:
                 if not free:
                     raise ServerError(409, "no_free_seat", "every human seat is taken")

@@ -199,8 +199,9 @@ def router(guard: LoginGuard) -> APIRouter:
         digest = await accounts.hash_password(body.password)
         try:
             if signed is not None and signed.player.kind == "guest":
-                await asyncio.to_thread(storage.make_account, signed.player.id, username, key, digest)
+                moved = await asyncio.to_thread(storage.make_account, signed.player.id, username, key, digest)
                 await asyncio.to_thread(storage.end_auth_sessions, signed.player.id)
+                await registry_of(request).reload_seats(moved)
                 row = await asyncio.to_thread(storage.player, signed.player.id)
             else:
                 row = await asyncio.to_thread(

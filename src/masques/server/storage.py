@@ -475,15 +475,18 @@ class Storage:
             accounts = select(PlayerRow).where(PlayerRow.kind == "account").order_by(PlayerRow.name)
             return list(s.scalars(accounts))
 
-    def make_account(self, player_id: str, username: str, key: str, password_hash: str) -> None:
-        """Turn a guest into an account (it keeps its seats); IntegrityError if the name is taken."""
+    def make_account(self, player_id: str, username: str, key: str, password_hash: str) -> list[str]:
+        """Turn a guest into an account (it keeps its seats, now under its username); the matches
+        concerned.  IntegrityError if the name is taken."""
         with self.session() as s:
             row = s.get(PlayerRow, player_id)
             if row is None:  # pragma: no cover - the session's player exists
                 raise LookupError(player_id)
             row.kind, row.name, row.username_key, row.password_hash = "account", username, key, password_hash
-            for seat in s.scalars(select(SeatRow).where(SeatRow.player_id == player_id)):
+            seats = list(s.scalars(select(SeatRow).where(SeatRow.player_id == player_id)))
+            for seat in seats:
                 seat.name = username
+            return sorted({seat.match_id for seat in seats})
 
     def update_player(
         self, player_id: str, *, password_hash: str | None = None, disabled: bool | None = None
