@@ -68,8 +68,15 @@ SUMMARY_KEYS = {
     "seeded",
     "seats",
     "spectators",
+    "private",
+    "created",
+    "finished",
+    "end",
+    "rematch",
+    "can_abort",
+    "grace_seconds",
 }
-SEAT_KEYS = {"seat", "kind", "name", "taken", "connected"}
+SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned"}
 ERROR_KEYS = {"type", "code", "message", "version"}
 
 RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)
@@ -295,7 +302,9 @@ class Conn:
         seat: int | None = None,
         *,
         via: str = "query",
+        headers: dict[str, str] | None = None,
     ) -> None:
+        """``headers``: sent with the WebSocket handshake (a browser's ``Cookie`` and ``Origin``)."""
         assert via in ("query", "hello", "nothing"), via
         url = f"{ws_url}/ws/matches/{match_id}"
         if token is not None and via == "query":
@@ -304,7 +313,7 @@ class Conn:
         self.token = token
         self._stack = ExitStack()
         self.ws: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24)
+            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24, additional_headers=headers)
         )
         if via == "hello" or (via == "query" and token is None):
             hello = {"type": "hello"} if token is None else {"type": "hello", "token": token}
@@ -600,7 +609,7 @@ def _check_state(
     problems = hidden_field_problems(game, truth, seat, message["observation"])
     assert not problems, problems
     if truth.is_terminal():
-        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners()}
+        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
     else:
         assert message["result"] is None, "a result before the end"
     _check_summary(message["match"], seat_kinds)

@@ -239,7 +239,9 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
             {"version": i + 1, "seat": replay.states[i].current_player, "move": truth.action_to_str(a)}
             for i, a in enumerate(truth.history)
         ][-20:],
-        "result": {"scores": truth.scores(), "winners": truth.winners()} if truth.is_terminal() else None,
+        "result": {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
+        if truth.is_terminal()
+        else None,
     }
 
 
