@@ -3,8 +3,10 @@ acceptance): two friends, Ann (an account, on two devices) and Bea (a guest), th
 and its invite link, an abandoned seat handed to a bot, one shared rematch, a resignation, and Ann's
 history page; then the forms' refusals by code, "My matches", private links and a declined rematch.
 
-The server here is this module's own: the same app as ``web_server`` with a grace period of
-:data:`GRACE` seconds, so that an abandoned seat can be handed over within the test.
+The tests that wait for a player to be gone use this module's own server (``short_grace``): the
+same app as ``web_server`` with a grace period of :data:`GRACE` seconds, so that an abandoned seat
+can be handed over within the test.  The others use ``web_server`` (two minutes of grace): on a
+short grace, a match left alone with bots goes to a bot by itself while its player is in the lobby.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ STORAGE_PROBE = "() => { try { localStorage; return 'there'; } catch { return 'b
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     subprocess.run(["bash", str(ROOT / "scripts" / "build_web.sh")], check=True, cwd=ROOT)
     url = f"sqlite:///{tmp_path_factory.mktemp('accounts') / 'masques.sqlite3'}"
     limits = replace(server_support.RELAXED, grace_seconds=GRACE)
@@ -86,7 +88,7 @@ class People:
 
 
 @pytest.fixture
-def people(browser: Browser, server: Any) -> Iterator[People]:
+def people(browser: Browser) -> Iterator[People]:
     crowd = People(browser)
     yield crowd
     crowd.close()
@@ -180,9 +182,9 @@ def join_as_guest(page: Page, name: str, seat: int) -> None:
 
 
 def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
-    people: People, server: Any
+    people: People, short_grace: Any
 ) -> None:
-    base = server.base_url
+    base = short_grace.base_url
     rng = random.Random(19)
     move = masker_move(rng)
 
@@ -321,11 +323,11 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
 # -- the pieces, one by one -------------------------------------------------------------------------
 
 
-def test_the_forms_show_the_servers_refusals_by_code(people: People, server: Any) -> None:
+def test_the_forms_show_the_servers_refusals_by_code(people: People, web_server: Any) -> None:
     """Sign up, log in and change password refuse bad input with the server's code, in words; a
     newcomer who logs out is nobody again.  (Few failed log-ins: the server backs off after four.)"""
     page = people.device()
-    page.goto(server.base_url + "/")
+    page.goto(web_server.base_url + "/")
     expect(page.get_by_test_id("me-name")).to_have_count(0)
     page.get_by_test_id("signup-open").click()
     form = page.get_by_test_id("auth-form")
@@ -374,13 +376,13 @@ def test_the_forms_show_the_servers_refusals_by_code(people: People, server: Any
 
     # The new password is the one that works now, on a second device.
     elsewhere = people.device()
-    elsewhere.goto(server.base_url + "/")
+    elsewhere.goto(web_server.base_url + "/")
     log_in(elsewhere, "cleo", "lantern-fig-77")
     expect(elsewhere.get_by_test_id("password-open")).to_be_visible()
 
 
-def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, server: Any) -> None:
-    base = server.base_url
+def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, web_server: Any) -> None:
+    base = web_server.base_url
     page = people.device(storage=False)
     against_bot = e2e.create_match(
         page, base, "masker", options={"players": "2"}, seats=["you", "random"], name="Dora"
@@ -404,8 +406,8 @@ def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, ser
     assert e2e.wait_ready(page) == "mine", "the seat came back with no stored token"
 
 
-def test_a_private_match_is_joined_by_its_link_only(people: People, server: Any) -> None:
-    base = server.base_url
+def test_a_private_match_is_joined_by_its_link_only(people: People, web_server: Any) -> None:
+    base = web_server.base_url
     host = people.device(clipboard=False)
     host.add_init_script("Object.defineProperty(navigator, 'clipboard', { value: undefined });")
     match_id = e2e.create_match(
@@ -435,10 +437,10 @@ def test_a_private_match_is_joined_by_its_link_only(people: People, server: Any)
     expect(host.locator(".seats")).to_contain_text("Fay")
 
 
-def test_a_claimed_match_and_a_declined_rematch(people: People, server: Any) -> None:
+def test_a_claimed_match_and_a_declined_rematch(people: People, short_grace: Any) -> None:
     """Bea leaves; after the grace period Ann claims the match (Bea loses).  Ann offers a rematch, a
     spectator sees the offer but may not answer, and Bea, back, declines it: the offer is closed."""
-    base = server.base_url
+    base = short_grace.base_url
     ann = people.device()
     match_id = e2e.create_match(
         ann, base, "masker", options={"players": "2"}, seats=["you", "human"], name="Ann"
@@ -481,9 +483,9 @@ def test_a_claimed_match_and_a_declined_rematch(people: People, server: Any) -> 
     }
 
 
-def test_the_player_pages_load_by_their_address(people: People, server: Any) -> None:
+def test_the_player_pages_load_by_their_address(people: People, web_server: Any) -> None:
     """``/me`` leads to one's own page (a newcomer gets the log-in form); ``/player/{id}`` loads as is."""
-    base = server.base_url
+    base = web_server.base_url
     page = people.device()
     match_id = e2e.create_match(
         page, base, "masker", options={"players": "2"}, seats=["you", "random"], name="Gus"
