@@ -1,5 +1,6 @@
 /**
- * The replay viewer: every step of a match as this seat (or a spectator) could see it, drawn by the
+ * The replay viewer: every step of a match as this seat (the stored token's, else the session player's)
+ * or a spectator could see it, drawn by the
  * game's own view; step with the buttons, the arrow keys, Home and End.
  */
 import { api, ApiError, seats } from "./api";
@@ -13,7 +14,8 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   let index = 0;
   let error = "";
 
-  const seatName = (seat: number) => seatLabel(app, steps[index]?.match ?? null, seat, key?.seat ?? null);
+  // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
+  const seatName = (seat: number) => seatLabel(app, steps[index]?.match ?? null, seat, steps[index]?.seat ?? key?.seat ?? null);
   const host = new ViewHost(app, seatName, () => undefined);
   const title = h("h2", { class: "match-title" });
   const position = h("span", { class: "replay-position", "data-testid": "replay-position", "aria-live": "polite" });
