@@ -1,7 +1,7 @@
 /**
- * The replay viewer: every step of a match as this seat (the stored token's, else the session player's)
- * or a spectator could see it, drawn by the
- * game's own view; step with the buttons, the arrow keys, Home and End.
+ * The replay viewer: every step of a match as this seat (the stored token's, else the session
+ * player's) or a spectator could see it, drawn by the game's own view; step with the buttons, the
+ * arrow keys, Home and End.
  */
 import { api, ApiError, seats } from "./api";
 import { h } from "./dom";
