@@ -56,7 +56,13 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
       buttons.push(
         h(
           "a",
-          { href: `/player/${player.id}`, "data-link": true, class: "me", "data-testid": "me-link", title: app.t("my_page") },
+          {
+            href: `/player/${player.id}`,
+            "data-link": true,
+            class: "me",
+            "data-testid": "me-link",
+            title: app.t("my_page"),
+          },
           h("span", { "data-testid": "me-name" }, player.name),
           player.kind === "guest" ? h("small", { class: "guest-tag" }, app.t("guest")) : null,
         ),
@@ -71,7 +77,11 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
       );
     } else {
       buttons.push(
-        h("button", { type: "button", "data-testid": "password-open", onclick: () => open("password") }, app.t("change_password")),
+        h(
+          "button",
+          { type: "button", "data-testid": "password-open", onclick: () => open("password") },
+          app.t("change_password"),
+        ),
         h("button", { type: "button", "data-testid": "logout", onclick: () => void logout() }, app.t("log_out")),
       );
     }
@@ -81,11 +91,14 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
   function drawPanel(): void {
     panel.hidden = mode === null && !done;
     if (mode === null) {
-      panel.replaceChildren(done ? h("p", { class: "done", role: "status", "data-testid": "auth-done" }, app.t("password_changed")) : "");
+      panel.replaceChildren(
+        done ? h("p", { class: "done", role: "status", "data-testid": "auth-done" }, app.t("password_changed")) : "",
+      );
       return;
     }
     const code = failure instanceof ApiError ? failure.code : "";
-    const field = (label: string, input: HTMLInputElement) => h("label", { class: "field" }, h("span", {}, label), input);
+    const field = (label: string, input: HTMLInputElement) =>
+      h("label", { class: "field" }, h("span", {}, label), input);
     inputs.password.autocomplete = mode === "signup" ? "new-password" : "current-password";
     const fields =
       mode === "password"
@@ -108,11 +121,21 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
         mode === "signup" ? h("p", { class: "hint" }, app.t(guest ? "signup_keeps" : "signup_rules")) : null,
         mode === "login" && guest ? h("p", { class: "hint" }, app.t("login_keeps")) : null,
         h("div", { class: "fields" }, ...fields),
-        failure !== null ? h("p", { class: "error", role: "alert", "data-testid": "auth-error", "data-code": code }, errorText(app, failure)) : null,
+        failure !== null
+          ? h(
+              "p",
+              { class: "error", role: "alert", "data-testid": "auth-error", "data-code": code },
+              errorText(app, failure),
+            )
+          : null,
         h(
           "div",
           { class: "auth-actions" },
-          h("button", { type: "submit", class: "primary", "data-testid": "auth-submit", disabled: busy }, app.t(`${mode}_submit`)),
+          h(
+            "button",
+            { type: "submit", class: "primary", "data-testid": "auth-submit", disabled: busy },
+            app.t(`${mode}_submit`),
+          ),
           h("button", { type: "button", "data-testid": "auth-cancel", onclick: () => close() }, app.t("cancel")),
         ),
       ),

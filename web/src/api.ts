@@ -111,7 +111,12 @@ async function call<T>(
       if (me.csrf && me.csrf !== csrf) return call<T>(method, path, body, headers, true);
     }
     const wait = Number(response.headers.get("retry-after"));
-    throw new ApiError(response.status, code, err.message ?? response.statusText, Number.isFinite(wait) && wait > 0 ? wait : null);
+    throw new ApiError(
+      response.status,
+      code,
+      err.message ?? response.statusText,
+      Number.isFinite(wait) && wait > 0 ? wait : null,
+    );
   }
   return data as T;
 }

@@ -222,11 +222,13 @@ export const SHELL: Messages = {
     password_submit: "Le changer",
     login_keeps: "Les parties jouées ici en invité passent à votre compte.",
     signup_keeps: "Vos parties d'invité deviennent celles de votre compte.",
-    signup_rules: "3 à 20 lettres, chiffres, _ ou -, en commençant par une lettre ; un mot de passe de 8 caractères ou plus.",
+    signup_rules:
+      "3 à 20 lettres, chiffres, _ ou -, en commençant par une lettre ; un mot de passe de 8 caractères ou plus.",
     cancel: "Annuler",
     password_changed: "Votre mot de passe est changé ; vos autres sessions sont déconnectées.",
     err_bad_username: "Un nom d'utilisateur a 3 à 20 lettres, chiffres, _ ou -, et commence par une lettre.",
-    err_weak_password: "Mot de passe trop faible : 8 caractères ou plus, pas le nom d'utilisateur, pas un mot de passe courant.",
+    err_weak_password:
+      "Mot de passe trop faible : 8 caractères ou plus, pas le nom d'utilisateur, pas un mot de passe courant.",
     err_username_taken: "Ce nom d'utilisateur est déjà pris.",
     err_too_many_attempts: "Trop de tentatives : réessayez dans {seconds} s.",
     err_bad_credentials: "Nom d'utilisateur ou mot de passe incorrect.",

@@ -62,7 +62,11 @@ export function describeOptions(lang: Lang, options: Record<string, unknown>): s
       const label = lobbyT(lang, `opt_${name}`) ?? name.replace(/_/g, " ");
       const shown =
         lobbyT(lang, `val_${name}_${String(value)}`) ??
-        (typeof value === "boolean" ? (lobbyT(lang, value ? "yes" : "no") ?? String(value)) : typeof value === "object" ? JSON.stringify(value) : String(value));
+        (typeof value === "boolean"
+          ? (lobbyT(lang, value ? "yes" : "no") ?? String(value))
+          : typeof value === "object"
+            ? JSON.stringify(value)
+            : String(value));
       return `${label}: ${shown}`;
     })
     .join(", ");
@@ -127,7 +131,11 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
           h(
             "li",
             { "data-match": m.id, "data-my-turn": m.my_turn ? "true" : "false", class: m.my_turn ? "my-turn" : "" },
-            h("a", { href: `/match/${m.id}`, "data-link": true, class: `button${m.my_turn ? " primary" : ""}` }, m.my_turn ? t("play") : t("resume")),
+            h(
+              "a",
+              { href: `/match/${m.id}`, "data-link": true, class: `button${m.my_turn ? " primary" : ""}` },
+              m.my_turn ? t("play") : t("resume"),
+            ),
             " ",
             h("strong", {}, m.title),
             m.private ? h("span", { class: "private-tag" }, t("private")) : null,
@@ -135,7 +143,11 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             h("span", { class: "who" }, who(m)),
             m.my_turn
               ? h("span", { class: "my-turn-mark", "data-testid": "my-turn" }, ` · ${t("your_move")}`)
-              : h("span", { class: "moves" }, ` · ${m.status === "open" ? t("status_open") : t("moves_n", { n: m.version })}`),
+              : h(
+                  "span",
+                  { class: "moves" },
+                  ` · ${m.status === "open" ? t("status_open") : t("moves_n", { n: m.version })}`,
+                ),
           ),
         ),
       ),
@@ -236,7 +248,9 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
           "div",
           { class: "fields" },
           // An account plays under its username; a guest (or a newcomer) types a name.
-          session.current.player?.kind === "account" ? null : h("label", { class: "field" }, h("span", {}, t("your_name")), name),
+          session.current.player?.kind === "account"
+            ? null
+            : h("label", { class: "field" }, h("span", {}, t("your_name")), name),
           h("label", { class: "field", title: t("clock_help") }, h("span", {}, t("clock")), clock),
           h(
             "label",
@@ -262,7 +276,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   /** One option's field: a checkbox (bool), a list (listed values), or a free field by type. */
   function optionField(option: OptionInfo): HTMLElement {
     const value = option.name in options ? options[option.name] : option.default;
-    const label = t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
+    const label =
+      t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
     if (option.type === "bool") {
       return h(
         "label",
@@ -293,7 +308,10 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             const picked = allowed.find((v) => String(v) === raw);
             options[option.name] = picked;
             if (option.name === "players") {
-              const n = seatCount(games.find((g) => g.name === chosen)!, options);
+              const n = seatCount(
+                games.find((g) => g.name === chosen)!,
+                options,
+              );
               seatKinds = Array.from({ length: n }, (_, i) => seatKinds[i] ?? "random");
               drawForm();
             }
@@ -308,7 +326,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   /** A number, text or JSON field for an option that takes any value of its type. */
   function freeField(option: OptionInfo, label: string): HTMLElement {
-    const initial = option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
+    const initial =
+      option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
     const shown = option.name in free ? free[option.name] : initial;
     const oninput = (e: Event) => {
       free[option.name] = (e.target as HTMLInputElement | HTMLTextAreaElement).value;
@@ -413,7 +432,9 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     const name = (seat: number) => {
       const s = m.seats[seat];
       if (!s) return t("seat_n", { n: seat + 1 });
-      return s.kind === "human" ? (s.name ?? t("seat_n", { n: seat + 1 })) : t("seat_bot", { level: botLevel(app, s.kind) });
+      return s.kind === "human"
+        ? (s.name ?? t("seat_n", { n: seat + 1 }))
+        : t("seat_bot", { level: botLevel(app, s.kind) });
     };
     if (end.reason === "aborted") return app.t("end_aborted");
     const names = end.winners.map(name);
@@ -447,10 +468,18 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       h("span", { class: "who" }, who(m)),
       m.status === "running" ? h("span", { class: "moves" }, ` · ${t("moves_n", { n: m.version })}`) : null,
       m.status === "finished" && m.end
-        ? h("span", { class: "result", "data-testid": "finished-result", "data-reason": m.end.reason }, ` · ${resultOf(m)}`)
+        ? h(
+            "span",
+            { class: "result", "data-testid": "finished-result", "data-reason": m.end.reason },
+            ` · ${resultOf(m)}`,
+          )
         : null,
       m.status === "finished" && (m.finished ?? m.created)
-        ? h("time", { class: "date", datetime: m.finished ?? m.created, "data-testid": "finished-date" }, ` · ${formatDate(app.lang(), m.finished ?? m.created)}`)
+        ? h(
+            "time",
+            { class: "date", datetime: m.finished ?? m.created, "data-testid": "finished-date" },
+            ` · ${formatDate(app.lang(), m.finished ?? m.created)}`,
+          )
         : null,
       m.seeded ? h("span", { class: "seeded", title: t("seeded_help") }, ` · ${t("seeded")}`) : null,
     );
@@ -513,7 +542,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     watch: "Watch",
     moves_n: "{n} moves",
     seeded: "chosen deal",
-    seeded_help: "The creator chose this match's seed: they know the cards dealt (allowed only with at most one person)",
+    seeded_help:
+      "The creator chose this match's seed: they know the cards dealt (allowed only with at most one person)",
     opt_players: "Players",
     opt_variant: "Variant",
     opt_scoring: "Scoring variant (points)",
@@ -576,7 +606,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     watch: "Regarder",
     moves_n: "{n} coups",
     seeded: "donne choisie",
-    seeded_help: "Le créateur a choisi la graine de cette partie : il connaît la donne (permis seulement avec une personne au plus)",
+    seeded_help:
+      "Le créateur a choisi la graine de cette partie : il connaît la donne (permis seulement avec une personne au plus)",
     opt_players: "Joueurs",
     opt_variant: "Variante",
     opt_scoring: "Variante à points",

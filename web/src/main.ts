@@ -42,7 +42,11 @@ const home = h("a", { href: "/", "data-link": true, class: "home" });
 const content = h("div", { class: "content" });
 document
   .getElementById("app")!
-  .append(h("header", { class: "topbar" }, home, h("div", { class: "topbar-end" }, identity.bar, langButton)), identity.panel, content);
+  .append(
+    h("header", { class: "topbar" }, home, h("div", { class: "topbar-end" }, identity.bar, langButton)),
+    identity.panel,
+    content,
+  );
 
 /** The mark: a small mask. */
 function logo(): SVGSVGElement {

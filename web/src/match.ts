@@ -130,7 +130,11 @@ function outcome(view: MatchView, summary: MatchSummary): Outcome | null {
   if (!isOver(view, summary) || summary.status === "expired") return null;
   const end = summary.end ?? null;
   if (view.result) {
-    return { scores: view.result.scores ?? null, winners: end?.winners ?? view.result.winners, reason: end?.reason ?? view.result.reason ?? null };
+    return {
+      scores: view.result.scores ?? null,
+      winners: end?.winners ?? view.result.winners,
+      reason: end?.reason ?? view.result.reason ?? null,
+    };
   }
   const obs = (view.observation ?? {}) as Record<string, unknown>;
   const scores = (obs.scores ?? obs.points ?? null) as number[] | null;
@@ -298,7 +302,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       banner.append(h("span", { class: "clock" }, `${left} s`));
       deadlineTimer = window.setTimeout(drawHead, 1000);
     }
-    if (notice && connection !== "refused") banner.append(h("span", { class: "notice", "data-testid": "notice" }, notice));
+    if (notice && connection !== "refused")
+      banner.append(h("span", { class: "notice", "data-testid": "notice" }, notice));
     const now = Date.now() / 1000;
     seatList.replaceChildren(
       ...(summary?.seats ?? []).map((info) => {
@@ -338,7 +343,10 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     joinPanel.replaceChildren();
     if (!summary || summary.status !== "open") return;
     if (mine() !== null) {
-      if (!summary.private) joinPanel.append(h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.origin + location.pathname)));
+      if (!summary.private)
+        joinPanel.append(
+          h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.origin + location.pathname)),
+        );
       return;
     }
     const free = summary.seats.filter((info) => info.kind === "human" && !info.taken);
@@ -397,7 +405,9 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
 
   function drawInvite(): void {
     const code = inviteCode();
-    const show = Boolean(summary?.private && code && mine() !== null && summary.status !== "finished" && summary.status !== "expired");
+    const show = Boolean(
+      summary?.private && code && mine() !== null && summary.status !== "finished" && summary.status !== "expired",
+    );
     invitePanel.hidden = !show;
     if (!show || !code) {
       invitePanel.replaceChildren();
@@ -409,9 +419,17 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     invitePanel.replaceChildren(
       h("span", { class: "share" }, app.t("invite_share")),
       inviteInput,
-      h("button", { type: "button", "data-testid": "copy-invite", onclick: () => void copyInvite(link) }, app.t("copy")),
+      h(
+        "button",
+        { type: "button", "data-testid": "copy-invite", onclick: () => void copyInvite(link) },
+        app.t("copy"),
+      ),
       copied
-        ? h("span", { class: "copied", role: "status", "data-testid": "invite-copied", "data-how": copied }, app.t(copied === "copied" ? "copied" : "copy_by_hand"))
+        ? h(
+            "span",
+            { class: "copied", role: "status", "data-testid": "invite-copied", "data-how": copied },
+            app.t(copied === "copied" ? "copied" : "copy_by_hand"),
+          )
         : "",
     );
   }
@@ -455,6 +473,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
 
   function drawLifecycle(): void {
     lifecycle.replaceChildren();
+    window.clearTimeout(awayTimer);
     const me = mine();
     if (!summary || !current || me === null || summary.status !== "running" || isOver(current, summary)) {
       confirmResign = false;
@@ -466,17 +485,59 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           "div",
           { class: "confirm", role: "alertdialog", "data-testid": "resign-dialog" },
           h("span", {}, app.t("resign_confirm")),
-          h("button", { type: "button", class: "primary", "data-testid": "resign-confirm", disabled: busy, onclick: () => void act(() => api.resign(matchId)) }, app.t("resign_yes")),
-          h("button", { type: "button", "data-testid": "resign-cancel", onclick: () => { confirmResign = false; drawLifecycle(); } }, app.t("cancel")),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": "resign-confirm",
+              disabled: busy,
+              onclick: () => void act(() => api.resign(matchId)),
+            },
+            app.t("resign_yes"),
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "resign-cancel",
+              onclick: () => {
+                confirmResign = false;
+                drawLifecycle();
+              },
+            },
+            app.t("cancel"),
+          ),
         ),
       );
     } else {
       lifecycle.append(
-        h("button", { type: "button", "data-testid": "resign", onclick: () => { confirmResign = true; drawLifecycle(); } }, app.t("resign")),
+        h(
+          "button",
+          {
+            type: "button",
+            "data-testid": "resign",
+            onclick: () => {
+              confirmResign = true;
+              drawLifecycle();
+            },
+          },
+          app.t("resign"),
+        ),
       );
       if (canAbort()) {
         lifecycle.append(
-          h("button", { type: "button", "data-testid": "abort", title: app.t("abort_help"), disabled: busy, onclick: () => void act(() => api.abort(matchId)) }, app.t("abort")),
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "abort",
+              title: app.t("abort_help"),
+              disabled: busy,
+              onclick: () => void act(() => api.abort(matchId)),
+            },
+            app.t("abort"),
+          ),
         );
       }
     }
@@ -491,30 +552,47 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           "div",
           { class: "abandoned", "data-testid": "abandoned", "data-seat": info.seat },
           h("span", {}, app.t("left_match", { name: seatName(info.seat) })),
-          h("button", { type: "button", "data-testid": "seat-bot", "data-seat": info.seat, disabled: busy, onclick: () => void act(() => api.seatToBot(matchId, info.seat)) }, app.t("seat_to_bot")),
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "seat-bot",
+              "data-seat": info.seat,
+              disabled: busy,
+              onclick: () => void act(() => api.seatToBot(matchId, info.seat)),
+            },
+            app.t("seat_to_bot"),
+          ),
         ),
       );
     }
     if (gone.length > 0) {
       lifecycle.append(
-        h("button", { type: "button", "data-testid": "claim", disabled: busy, onclick: () => void act(() => api.claim(matchId)) }, app.t("claim")),
-      );
-    }
-    // Redraw when the next away seat crosses the grace period (the server counts the same way).
-    window.clearTimeout(awayTimer);
-    const waits = others
-      .filter((info) => !abandoned(info, grace, now) && info.away_since != null && grace !== undefined)
-      .map((info) => (info.away_since! + grace! - now) * 1000);
-    for (const info of others.filter((o) => !abandoned(o, grace, now) && o.away_since != null && grace !== undefined)) {
-      lifecycle.append(
         h(
-          "span",
-          { class: "away-note", "data-testid": "away", "data-seat": info.seat },
-          app.t("away_for", { name: seatName(info.seat), n: Math.max(0, Math.ceil(info.away_since! + grace! - now)) }),
+          "button",
+          { type: "button", "data-testid": "claim", disabled: busy, onclick: () => void act(() => api.claim(matchId)) },
+          app.t("claim"),
         ),
       );
     }
-    if (waits.length > 0) awayTimer = window.setTimeout(drawHead, Math.min(1000, Math.max(50, Math.min(...waits) + 50)));
+    // The others away but not gone yet: the seconds left, redrawn each second until the grace is over.
+    if (grace === undefined) return;
+    const left = others
+      .filter((info) => info.away_since != null && !abandoned(info, grace, now))
+      .map((info) => ({ seat: info.seat, seconds: info.away_since! + grace - now }));
+    for (const { seat, seconds } of left) {
+      lifecycle.append(
+        h(
+          "span",
+          { class: "away-note", "data-testid": "away", "data-seat": seat },
+          app.t("away_for", { name: seatName(seat), n: Math.max(0, Math.ceil(seconds)) }),
+        ),
+      );
+    }
+    if (left.length > 0) {
+      const next = Math.min(...left.map((l) => l.seconds)) * 1000;
+      awayTimer = window.setTimeout(drawHead, Math.min(1000, Math.max(50, next + 50)));
+    }
   }
 
   /** A lifecycle action (resign, abort, a seat to a bot, claim, a rematch answer): its answer is the summary. */
@@ -605,7 +683,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     endPanel.replaceChildren(
       h("h3", {}, app.t("game_over")),
       result.reason
-        ? h("p", { class: "end-reason", "data-testid": "end-reason", "data-reason": result.reason }, reasonText(result.reason))
+        ? h(
+            "p",
+            { class: "end-reason", "data-testid": "end-reason", "data-reason": result.reason },
+            reasonText(result.reason),
+          )
         : "",
       h("p", { class: "winners", "data-testid": "winners" }, winners),
       column
@@ -620,7 +702,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       h(
         "div",
         { class: "end-actions" },
-        h("a", { href: `/match/${matchId}/replay`, "data-link": true, class: "button", "data-testid": "replay-link" }, app.t("replay")),
+        h(
+          "a",
+          { href: `/match/${matchId}/replay`, "data-link": true, class: "button", "data-testid": "replay-link" },
+          app.t("replay"),
+        ),
       ),
     );
   }
@@ -634,7 +720,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (offer?.match) {
       panel.dataset.state = "created";
       panel.append(
-        h("a", { href: `/match/${offer.match}`, "data-link": true, class: "button primary", "data-testid": "rematch-link" }, app.t("rematch_go")),
+        h(
+          "a",
+          { href: `/match/${offer.match}`, "data-link": true, class: "button primary", "data-testid": "rematch-link" },
+          app.t("rematch_go"),
+        ),
       );
       return panel;
     }
@@ -642,7 +732,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (offer) {
       panel.dataset.state = offer.declined ? "declined" : "offered";
       panel.append(
-        h("p", { class: "rematch-status", "data-testid": "rematch-status" }, offer.declined ? app.t("rematch_declined") : app.t("rematch_offered")),
+        h(
+          "p",
+          { class: "rematch-status", "data-testid": "rematch-status" },
+          offer.declined ? app.t("rematch_declined") : app.t("rematch_offered"),
+        ),
         h(
           "ul",
           { class: "rematch-answers" },
@@ -668,11 +762,26 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           { class: "end-actions" },
           h(
             "button",
-            { type: "button", class: "primary", "data-testid": "rematch-accept", disabled: busy, onclick: () => void act(() => api.rematch(matchId, true)) },
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": "rematch-accept",
+              disabled: busy,
+              onclick: () => void act(() => api.rematch(matchId, true)),
+            },
             app.t(offer ? "rematch_accept" : "rematch"),
           ),
           offer
-            ? h("button", { type: "button", "data-testid": "rematch-decline", disabled: busy, onclick: () => void act(() => api.rematch(matchId, false)) }, app.t("rematch_decline"))
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": "rematch-decline",
+                  disabled: busy,
+                  onclick: () => void act(() => api.rematch(matchId, false)),
+                },
+                app.t("rematch_decline"),
+              )
             : null,
         ),
       );

@@ -16,7 +16,10 @@ export function playerPage(root: HTMLElement, playerId: string, app: AppContext)
   root.append(el);
 
   function opponent(entry: HistoryEntry["opponents"][number]): Node {
-    const name = entry.kind === "human" ? (entry.name ?? app.t("seat", { n: entry.seat + 1 })) : app.t("bot", { level: botLevel(app, entry.kind) });
+    const name =
+      entry.kind === "human"
+        ? (entry.name ?? app.t("seat", { n: entry.seat + 1 }))
+        : app.t("bot", { level: botLevel(app, entry.kind) });
     return entry.player
       ? h("a", { href: `/player/${entry.player}`, "data-link": true, class: "opponent" }, name)
       : h("span", { class: "opponent" }, name);
@@ -42,7 +45,15 @@ export function playerPage(root: HTMLElement, playerId: string, app: AppContext)
       h("td", { class: "options" }, describeOptions(app.lang(), entry.options)),
       h("td", { class: "opponents" }, ...opponents),
       h("td", { class: "result", "data-testid": "history-result" }, resultText(entry)),
-      h("td", {}, h("a", { href: `/match/${entry.id}/replay`, "data-link": true, "data-testid": "history-replay" }, app.t("replay"))),
+      h(
+        "td",
+        {},
+        h(
+          "a",
+          { href: `/match/${entry.id}/replay`, "data-link": true, "data-testid": "history-replay" },
+          app.t("replay"),
+        ),
+      ),
     );
   }
 
