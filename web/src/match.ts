@@ -639,14 +639,19 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
 
   /** How the match ended, in words: who resigned or left, or that it was aborted. */
   function reasonText(reason: string | null): string {
-    const who = (summary?.end?.seats ?? []).map(seatName).join(", ");
+    const seats = summary?.end?.seats ?? [];
+    const me = mine();
+    const who = seats.map(seatName).join(", ");
+    // Who lost by it: me (alone, or with my team), one other player, or several.
+    const form =
+      me !== null && seats.includes(me) ? (seats.length > 1 ? "_team" : "_you") : seats.length > 1 ? "_many" : "";
     switch (reason) {
       case "resigned":
-        return app.t("end_resigned", { names: who });
+        return app.t(`end_resigned${form}`, { names: who });
       case "aborted":
         return app.t("end_aborted");
       case "claimed":
-        return app.t("end_claimed", { names: who });
+        return app.t(`end_claimed${form}`, { names: who });
       case "timeout":
         return app.t("end_timeout");
       case "played":
