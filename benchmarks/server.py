@@ -287,7 +287,9 @@ async def new_match(
 
 async def sign_up(base_url: str, name: str) -> httpx.AsyncClient:
     """A client logged in to a new account (its cookie jar holds the session; its CSRF header set)."""
-    client = httpx.AsyncClient(base_url=base_url, timeout=60)
+    # no kept-alive connection: the server closes idle ones after 5 s, and a join may come much later
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    client = httpx.AsyncClient(base_url=base_url, timeout=60, limits=fresh)
     response = await client.post("/api/signup", json={"username": name, "password": "bench-Password-1"})
     response.raise_for_status()
     client.headers["x-csrf-token"] = response.json()["csrf"]
