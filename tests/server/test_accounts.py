@@ -305,3 +305,13 @@ def test_a_disabled_account_cannot_log_in_and_its_sessions_end(server: Any) -> N
             401,
             "no_session",
         )
+
+
+def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: Any) -> None:
+    with browser(server) as client:
+        plain = client.post("/api/guest", json={}).headers["set-cookie"].lower()
+        assert "httponly" in plain and "samesite=lax" in plain and "secure" not in plain
+    with browser(server) as client:  # behind a TLS proxy on the same host (uvicorn trusts 127.0.0.1)
+        proxied = client.post("/api/guest", json={}, headers={"x-forwarded-proto": "https"})
+        cookie = proxied.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie
