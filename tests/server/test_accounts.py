@@ -5,49 +5,16 @@ nothing (read back)."""
 from __future__ import annotations
 
 import logging
-import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import masques_server_support as support
 import pytest
+from masques_server_support import PASSWORD, browser, error, login, signed, signup, unique  # type: ignore[import-not-found]
 from sqlalchemy import create_engine, text
 
 from masques.server.accounts import COOKIE
-
-PASSWORD = "violet-Harbour-42"
-
-
-def browser(server: Any) -> httpx.Client:
-    """A client with its own cookie jar, as one browser."""
-    return httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT)
-
-
-def signed(client: httpx.Client, response: httpx.Response, status: int = 200) -> dict[str, Any]:
-    """Check a sign-in answer and keep its CSRF token for the next changes, as the web client does."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"player", "csrf"}
-    client.headers["x-csrf-token"] = body["csrf"]
-    return body
-
-
-def signup(client: httpx.Client, username: str, password: str = PASSWORD) -> dict[str, Any]:
-    return signed(client, client.post("/api/signup", json={"username": username, "password": password}), 201)
-
-
-def login(client: httpx.Client, username: str, password: str = PASSWORD) -> dict[str, Any]:
-    return signed(client, client.post("/api/login", json={"username": username, "password": password}))
-
-
-def error(response: httpx.Response, status: int, code: str) -> None:
-    assert response.status_code == status, (response.status_code, response.text)
-    assert response.json()["code"] == code, response.text
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}{secrets.token_hex(4)}"
 
 
 def rows(url: str, query: str, **params: Any) -> list[Any]:
@@ -338,3 +305,13 @@ def test_a_disabled_account_cannot_log_in_and_its_sessions_end(server: Any) -> N
             401,
             "no_session",
         )
+
+
+def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: Any) -> None:
+    with browser(server) as client:
+        plain = client.post("/api/guest", json={}).headers["set-cookie"].lower()
+        assert "httponly" in plain and "samesite=lax" in plain and "secure" not in plain
+    with browser(server) as client:  # behind a TLS proxy on the same host (uvicorn trusts 127.0.0.1)
+        proxied = client.post("/api/guest", json={}, headers={"x-forwarded-proto": "https"})
+        cookie = proxied.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie

@@ -215,8 +215,24 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "turn_seconds": 0,
         "turn_deadline": None,
         "seeded": False,
+        "private": False,
+        "created": "2026-01-01T00:00:00+00:00",
+        "finished": None,
+        "end": None,
+        "rematch": None,
+        "can_abort": False,
+        "grace_seconds": 120.0,
         "seats": [
-            {"seat": i, "kind": k, "name": None, "taken": True, "connected": True}
+            {
+                "seat": i,
+                "kind": k,
+                "name": None,
+                "taken": True,
+                "connected": True,
+                "player": None,
+                "away_since": None,
+                "abandoned": False,
+            }
             for i, k in enumerate(seats)
         ],
         "spectators": 0,

@@ -395,7 +395,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         typer.Option(
             envvar="MASQUES_RATE_LIMITS",
             help="Per-client rate limits: 'off', or kind=limit pairs over the defaults, e.g. "
-            "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message).",
+            "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message, "
+            "login, signup).",
         ),
     ] = None,
     max_bot_matches: Annotated[

@@ -237,7 +237,7 @@ def create_app(
         await client_of(request)
         return [{**g, "players": game_class(str(g["name"]))().num_players} for g in game_catalogue()]
 
-    @app.post("/api/matches", status_code=201, responses=errors(400, 403, 404, 413))
+    @app.post("/api/matches", status_code=201, responses=errors(400, 401, 403, 404, 413))
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
         """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
         only when at most one seat is a person.  A private match's answer carries its invite code."""
@@ -277,7 +277,7 @@ def create_app(
         await client_of(request)
         return (await registry_of(request).get(match_id)).summary()
 
-    @app.post("/api/matches/{match_id}/join", responses=errors(400, 404, 409, 413))
+    @app.post("/api/matches/{match_id}/join", responses=errors(400, 401, 403, 404, 409, 413))
     async def join(
         match_id: str,
         body: JoinMatch,
@@ -302,7 +302,9 @@ def create_app(
         )
         return {"match": match.id, "seat": seat, "token": token}
 
-    @app.post("/api/matches/{match_id}/leave", status_code=204, responses=errors(400, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/leave", status_code=204, responses=errors(400, 401, 403, 404, 409, 413)
+    )
     async def leave(match_id: str, body: TokenBody, request: Request) -> None:
         """Give a seat back before the match starts (by its token, or the session's player)."""
         match, seat = await seat_request(request, match_id, body.token)
@@ -317,28 +319,28 @@ def create_app(
         token = one_token(token, request.headers.get("x-seat-token"))
         return match, registry.seat_for(match, None if signed is None else signed.player, token)
 
-    @app.post("/api/matches/{match_id}/resign", responses=errors(400, 401, 403, 404, 409))
+    @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
     async def resign(match_id: str, request: Request) -> dict[str, Any]:
         """Give up: the match ends at once and the other seats win (with teams, the team gives up)."""
         match, seat = await seat_request(request, match_id, None)
         await registry_of(request).resign(match, seat)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/abort", responses=errors(400, 401, 403, 404, 409))
+    @app.post("/api/matches/{match_id}/abort", responses=errors(401, 403, 404, 409, 413))
     async def abort(match_id: str, request: Request) -> dict[str, Any]:
         """Call the match off, with no result, while some person has not moved yet."""
         match, _seat = await seat_request(request, match_id, None)
         await registry_of(request).abort(match)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/claim", responses=errors(400, 401, 403, 404, 409))
+    @app.post("/api/matches/{match_id}/claim", responses=errors(401, 403, 404, 409, 413))
     async def claim(match_id: str, request: Request) -> dict[str, Any]:
         """End a match that absent players hold up (away longer than the grace period): they lose."""
         match, seat = await seat_request(request, match_id, None)
         await registry_of(request).claim(match, seat)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/seats/{seat}/bot", responses=errors(400, 401, 403, 404, 409))
+    @app.post("/api/matches/{match_id}/seats/{seat}/bot", responses=errors(400, 401, 403, 404, 409, 413))
     async def seat_to_bot(match_id: str, seat: int, request: Request) -> dict[str, Any]:
         """Give an absent player's seat (away longer than the grace period) to a bot."""
         match, mine = await seat_request(request, match_id, None)

@@ -291,8 +291,6 @@ class LiveMatch:
         view = state_view(state, seat, summary, self.actors, your_turn=your_turn)
         if self.end is not None and self.end.get("reason") != "played":
             view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
-        elif view["result"] is not None:
-            view["result"]["reason"] = "played"
         return view
 
     def replay(self, seat: int | None) -> Callable[[], list[dict[str, Any]]]:
@@ -360,7 +358,11 @@ def state_view(
         "observation": observation,
         "legal": legal,
         "log": recent_log(state, actors, observation),
-        "result": {"scores": state.scores(), "winners": state.winners()} if state.is_terminal() else None,
+        "result": (
+            {"scores": state.scores(), "winners": state.winners(), "reason": "played"}
+            if state.is_terminal()
+            else None
+        ),
     }
 
 

@@ -169,7 +169,7 @@ def router(guard: LoginGuard) -> APIRouter:
             response.delete_cookie(COOKIE, path="/")
             return me(None)
 
-    @api.post("/api/guest", responses=errors(400, 401, 403))
+    @api.post("/api/guest", responses=errors(400, 401, 403, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
         """Play without an account: a guest identity kept by a cookie (it may become an account)."""
         signed = await acting(request)
@@ -185,7 +185,7 @@ def router(guard: LoginGuard) -> APIRouter:
         )
         return await _open_session(request, response, row)
 
-    @api.post("/api/signup", status_code=201, responses=errors(400, 401, 403, 409))
+    @api.post("/api/signup", status_code=201, responses=errors(400, 401, 403, 409, 413))
     async def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """A new account; a guest who signs up keeps their matches."""
         signed = await acting(request)
@@ -217,7 +217,7 @@ def router(guard: LoginGuard) -> APIRouter:
         assert row is not None
         return await _open_session(request, response, row)
 
-    @api.post("/api/login", responses=errors(400, 401, 403))
+    @api.post("/api/login", responses=errors(400, 401, 403, 413))
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Log in; a guest's seats move to the account."""
         signed = await acting(request)
@@ -242,7 +242,7 @@ def router(guard: LoginGuard) -> APIRouter:
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
         return await _open_session(request, response, row)
 
-    @api.post("/api/logout", status_code=204, responses=errors(401, 403))
+    @api.post("/api/logout", status_code=204, responses=errors(401, 403, 413))
     async def logout(request: Request, response: Response) -> None:
         signed = await acting(request)
         if signed is not None:
@@ -250,7 +250,7 @@ def router(guard: LoginGuard) -> APIRouter:
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
         response.delete_cookie(COOKIE, path="/")
 
-    @api.post("/api/password", status_code=204, responses=errors(400, 401, 403))
+    @api.post("/api/password", status_code=204, responses=errors(400, 401, 403, 413))
     async def change_password(body: PasswordChange, request: Request) -> None:
         """A new password; the account's other sessions end."""
         signed = await acting(request)

@@ -41,19 +41,18 @@ def upgrade() -> None:
         batch.add_column(sa.Column("player_id", sa.String(16), nullable=True))
         batch.create_foreign_key("fk_seats_player", "players", ["player_id"], ["id"])
         batch.create_index("ix_seats_player_id", ["player_id"])
-    with op.batch_alter_table("matches") as batch:
-        batch.add_column(sa.Column("private", sa.Boolean(), nullable=False, server_default=sa.false()))
-        batch.add_column(sa.Column("finished", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("end", sa.JSON(), nullable=True))
-        batch.add_column(sa.Column("rematch", sa.JSON(), nullable=True))
-        batch.create_index("ix_matches_status_created", ["status", "created"])
+    # Plain ALTERs, not a batch: SQLite would copy ``matches``, which seats and actions reference.
+    op.add_column("matches", sa.Column("private", sa.Boolean(), nullable=False, server_default=sa.false()))
+    op.add_column("matches", sa.Column("finished", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("matches", sa.Column("end", sa.JSON(), nullable=True))
+    op.add_column("matches", sa.Column("rematch", sa.JSON(), nullable=True))
+    op.create_index("ix_matches_status_created", "matches", ["status", "created"])
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_index("ix_matches_status_created")
-        for column in ("rematch", "end", "finished", "private"):
-            batch.drop_column(column)
+    op.drop_index("ix_matches_status_created", "matches")
+    for column in ("rematch", "end", "finished", "private"):
+        op.drop_column("matches", column)
     with op.batch_alter_table("seats") as batch:
         batch.drop_index("ix_seats_player_id")
         batch.drop_constraint("fk_seats_player", type_="foreignkey")
