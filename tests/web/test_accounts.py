@@ -47,7 +47,8 @@ STORAGE_PROBE = "() => { try { localStorage; return 'there'; } catch { return 'b
 def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     subprocess.run(["bash", str(ROOT / "scripts" / "build_web.sh")], check=True, cwd=ROOT)
     url = f"sqlite:///{tmp_path_factory.mktemp('accounts') / 'masques.sqlite3'}"
-    limits = replace(server_support.RELAXED, grace_seconds=GRACE)
+    # The bot that takes an abandoned seat: the quickest, so the game it finishes is short.
+    limits = replace(server_support.RELAXED, grace_seconds=GRACE, abandoned_bot="random")
     running = server_support.ThreadServer(url, bot_workers=1, limits=limits).start()
     yield running
     running.stop()
@@ -239,7 +240,7 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     expect(other.locator("[data-testid=abandoned][data-seat='1']")).to_contain_text("Bea")
     expect(other.get_by_test_id("claim")).to_be_visible()
     hand_over.click()
-    expect(other.locator(".seats li[data-seat='1']")).to_contain_text("Medium bot")
+    expect(other.locator(".seats li[data-seat='1']")).to_contain_text("Random bot")
     expect(hand_over).to_have_count(0)
     e2e.play_to_end(other, move)
     end = other.get_by_test_id("end")
