@@ -3,7 +3,7 @@
 REST (JSON): ``GET /api/games``; ``POST /api/matches``; ``GET /api/matches``; ``GET /api/matches/{id}``;
 ``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``;
 ``GET /api/matches/{id}/replay``.  The browser client (built from ``web/`` into ``static/``) is served
-at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``).
+at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``, ``/player/{id}``, ``/me``).
 WebSocket: ``/ws/matches/{id}``.  A client first sends ``{"type": "hello", "token": <seat token>}``
 (no token: spectator), so that the token stays out of URLs and logs; the server sends nothing before
 it.  ``?token=...`` in the URL still works (then no hello).  The server sends ``state`` messages (the
@@ -215,6 +215,8 @@ def create_app(
     @app.get("/", include_in_schema=False)
     @app.get("/match/{match_id}", include_in_schema=False)
     @app.get("/match/{match_id}/replay", include_in_schema=False)
+    @app.get("/player/{player_id}", include_in_schema=False)
+    @app.get("/me", include_in_schema=False)
     async def client() -> Response:
         """The single-page client: every page of it is the same document."""
         index = STATIC / "index.html"
