@@ -76,7 +76,7 @@ SUMMARY_KEYS = {
     "can_abort",
     "grace_seconds",
 }
-SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned"}
+SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned", "person"}
 ERROR_KEYS = {"type", "code", "message", "version"}
 
 RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)

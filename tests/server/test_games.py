@@ -232,6 +232,7 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
                 "player": None,
                 "away_since": None,
                 "abandoned": False,
+                "person": k == "human",
             }
             for i, k in enumerate(seats)
         ],

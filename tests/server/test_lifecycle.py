@@ -150,6 +150,14 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match did not finish")
         ann.close()
 
+        # bob is still a player of it: he may answer the rematch, and plays his own seat again
+        for token in tokens:
+            answer = api.post(f"/api/matches/{match_id}/rematch", headers=as_seat(token))
+            assert answer.status_code == 200, answer.text
+        new = support.summary(api, answer.json()["rematch"]["match"])
+        assert [s["kind"] for s in new["seats"]] == ["human", "human"]
+        assert [s["name"] for s in new["seats"]] == ["p1", "p0"]
+
 
 def test_the_others_may_claim_a_match_an_absent_player_holds_up(quick: support.ThreadServer) -> None:
     with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:

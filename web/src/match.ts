@@ -733,7 +733,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       );
       return panel;
     }
-    const humans = summary.seats.filter((info) => info.kind === "human" && info.taken);
+    const humans = summary.seats.filter((info) => info.person ?? (info.kind === "human" && info.taken));
     if (offer) {
       panel.dataset.state = offer.declined ? "declined" : "offered";
       panel.append(

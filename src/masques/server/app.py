@@ -312,14 +312,16 @@ def create_app(
         match, seat = await seat_request(request, match_id, body.token)
         await registry_of(request).leave(match, seat)
 
-    async def seat_request(request: Request, match_id: str, token: str | None) -> tuple[LiveMatch, int]:
+    async def seat_request(
+        request: Request, match_id: str, token: str | None, *, left: bool = False
+    ) -> tuple[LiveMatch, int]:
         """The match and the person's seat a request acts for (its token, else its session)."""
         signed = await people.acting(request)
         await client_of(request)
         registry = registry_of(request)
         match = await registry.get(match_id)
         token = one_token(token, request.headers.get("x-seat-token"))
-        return match, registry.seat_for(match, None if signed is None else signed.player, token)
+        return match, registry.seat_for(match, None if signed is None else signed.player, token, left=left)
 
     @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
     async def resign(match_id: str, request: Request) -> dict[str, Any]:
@@ -355,7 +357,7 @@ def create_app(
         person has accepted, one new match starts with the same people and bots, seats turned by
         one; the old match's ``rematch.match`` names it.  A decline ends the offer."""
         await client_of(request, "create")  # a rematch may create a match: counted first
-        match, seat = await seat_request(request, match_id, None)
+        match, seat = await seat_request(request, match_id, None, left=True)
         accept = True if body is None else body.accept
         await registry_of(request).answer_rematch(match, seat, accept)
         return match.summary()

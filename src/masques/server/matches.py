@@ -128,7 +128,13 @@ class Seat:
     @property
     def held(self) -> bool:
         """A person plays it (not a bot, not free)."""
-        return self.kind == HUMAN and (self.token_hash is not None or self.player_id is not None)
+        return self.kind == HUMAN and self.person
+
+    @property
+    def person(self) -> bool:
+        """A person holds it, even if a bot plays it for them now (they left; they may come back for
+        the rematch)."""
+        return self.token_hash is not None or self.player_id is not None
 
 
 @dataclass(frozen=True)
@@ -269,6 +275,7 @@ class LiveMatch:
                     "player": _player_info(s),
                     "away_since": s.away_since if i not in connected and self.status == "running" else None,
                     "abandoned": i not in connected and self.abandoned(i, now),
+                    "person": s.person,
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -865,10 +872,13 @@ class Registry:
             self._schedule_bots(match)
 
     # -- the end of a match without its last move -----------------------------------------------
-    def seat_for(self, match: LiveMatch, player: Player | None, token: str | None) -> int:
-        """The person's seat a request acts for: its token's, else its player's; 403 for anyone else."""
+    def seat_for(
+        self, match: LiveMatch, player: Player | None, token: str | None, *, left: bool = False
+    ) -> int:
+        """The person's seat a request acts for: its token's, else its player's; 403 for anyone else.
+        ``left``: also a seat a bot took over from its person (who may still answer a rematch)."""
         seat = match.seat_of_token(token) if token else match.seat_of_player(player)
-        if seat is None or match.seats[seat].kind != HUMAN:
+        if seat is None or not (match.seats[seat].held or (left and match.seats[seat].person)):
             raise ServerError(403, "not_seated", "only a player of this match may do this")
         return seat
 
@@ -942,13 +952,14 @@ class Registry:
         one new match starts: the same game, options, clock, people and bots, seats turned by one."""
         if match.status != "finished":
             raise ServerError(409, "not_finished", "a rematch is offered once the match is over")
-        humans = [i for i, s in enumerate(match.seats) if s.held]
+        humans = [i for i, s in enumerate(match.seats) if s.person]
         n = len(match.seats)
         old_rows = {r.seat: r for r in await asyncio.to_thread(self.storage.seats, match.id)}
         seats: list[NewSeat] = [NewSeat(HUMAN)] * n
         for i, info in enumerate(match.seats):
             row = old_rows[i]
-            seats[(i + 1) % n] = NewSeat(info.kind, info.name, row.token_hash, row.player_id)
+            kind = HUMAN if info.person else info.kind  # a person a bot stood in for plays again
+            seats[(i + 1) % n] = NewSeat(kind, info.name, row.token_hash, row.player_id)
         secret = new_secret()
         game = type(match.game)(match.game.options)  # today's rules, whatever the old match's were
         spec = NewMatch(
@@ -1287,6 +1298,7 @@ def row_summary(
                 "player": _player_info(s, kinds.get(s.player_id or "")),
                 "away_since": None,
                 "abandoned": False,
+                "person": s.token_hash is not None or s.player_id is not None,
             }
             for s in seats
         ],

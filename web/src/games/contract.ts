@@ -34,6 +34,8 @@ export interface SeatSummary {
   away_since?: number | null;
   /** Away longer than the grace period: the others may give the seat to a bot or claim the match. */
   abandoned?: boolean;
+  /** A person holds the seat (even if a bot plays it for them now): they answer the rematch. */
+  person?: boolean;
 }
 
 /** How a finished match ended: the losing (resigned, abandoned) seats and the winners. */
