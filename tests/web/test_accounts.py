@@ -131,26 +131,25 @@ def play_until_each_moved(pages: list[Page], move: e2e.Move, timeout: float = 90
         moved.add(mover)
 
 
-def sign_up(page: Page, base: str, username: str, password: str = PASSWORD) -> None:
-    page.goto(base + "/")
-    page.get_by_test_id("signup-open").click()
+def submit_auth(page: Page, mode: str, username: str, password: str) -> None:
+    """Open the top bar's sign-up or log-in form, fill it and send it; the bar then names the player."""
+    page.get_by_test_id(f"{mode}-open").click()
     form = page.get_by_test_id("auth-form")
-    expect(form).to_have_attribute("data-mode", "signup")
+    expect(form).to_have_attribute("data-mode", mode)
     form.locator("input[name=username]").fill(username)
     form.locator("input[name=password]").fill(password)
     page.get_by_test_id("auth-submit").click()
     expect(page.get_by_test_id("me-name")).to_have_text(username)
+
+
+def sign_up(page: Page, base: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(base + "/")
+    submit_auth(page, "signup", username, password)
     expect(page.get_by_test_id("identity")).to_have_attribute("data-kind", "account")
 
 
 def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
-    page.get_by_test_id("login-open").click()
-    form = page.get_by_test_id("auth-form")
-    expect(form).to_have_attribute("data-mode", "login")
-    form.locator("input[name=username]").fill(username)
-    form.locator("input[name=password]").fill(password)
-    page.get_by_test_id("auth-submit").click()
-    expect(page.get_by_test_id("me-name")).to_have_text(username)
+    submit_auth(page, "login", username, password)
 
 
 def seat_of(page: Page) -> str:
