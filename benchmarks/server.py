@@ -13,9 +13,11 @@ without such limits ignores them).  Scripted humans act 200 ms after their turn 
 message saying it is their turn); a round trip is an action sent -> the sender's updated view.
 
 ``matches`` (the default): N concurrent matches of Masker, 4 players, 2D, seats human, easy, human,
-  easy; a finished game is replaced at the same table.  Sustained actions/s, the humans' actions/s and
-  their round trip p50 / p99 / max.  (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one
-  address.)
+  easy; a finished game is replaced at the same table.  Each table's games are dealt from fixed seeds
+  (``MASQUES_ANY_SEED=1``), and each scripted seat draws its moves from its own fixed generator, so
+  two runs play the same games (their seeded bots too) and differ only in the server's speed.
+  Sustained actions/s, the humans' actions/s and their round trip p50 / p99 / max.
+  (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one address.)
 ``bots``: client B (127.0.0.1) plays Masker 2 players, seats human, hard.  B's wait for the bot runs
   from B's last action of a turn acknowledged (its own updated view) to the view where it is B's
   turn again; p50 / p90 / max over the bot replies (a wait still open at the end is shown apart, and
@@ -80,7 +82,8 @@ ATTACKER_MATCHES = 6
 
 BASE_ENV = {"MASQUES_RATE_LIMITS": "off", "MASQUES_MAX_SPECTATORS": "5000"}
 SCENARIO_ENV = {
-    "matches": {"MASQUES_MAX_BOT_MATCHES": "100000"},
+    # fixed deals (seeds), so that two runs, of two versions of the code, play the same games
+    "matches": {"MASQUES_MAX_BOT_MATCHES": "100000", "MASQUES_ANY_SEED": "1"},
     "bots": {},  # the per-client bot cap is part of what is measured
     "spectators": {},
 }
@@ -265,11 +268,18 @@ async def new_match(
     seats: list[str] | None = None,
     options: dict[str, Any] | None = None,
     players: dict[int, httpx.AsyncClient] | None = None,
+    seed: int | None = None,
 ) -> tuple[str, dict[int, str]]:
     """Create a Masker match and join every human seat; the seats' tokens.  With ``players`` (a
     logged-in client per human seat), each joins as its account and plays by its session cookie."""
     seats = seats or SEATS
-    body = {"game": "masker", "options": options or OPTIONS, "seats": [{"kind": k} for k in seats]}
+    body: dict[str, Any] = {
+        "game": "masker",
+        "options": options or OPTIONS,
+        "seats": [{"kind": k} for k in seats],
+    }
+    if seed is not None:
+        body["seed"] = seed
     response = await api.post("/api/matches", json=body)
     response.raise_for_status()
     match_id = response.json()["id"]
@@ -416,11 +426,12 @@ async def table(
     players: dict[int, httpx.AsyncClient] | None = None,
 ) -> None:
     """One table: a match, then a new one each time a game ends, until the window closes."""
-    rng = random.Random(number)
     loop = asyncio.get_running_loop()
     match_id, tokens = first
     counting = min(tokens)
-    for _ in range(MAX_GAMES_PER_TABLE):
+    for game in range(MAX_GAMES_PER_TABLE):
+        # each seat its own choices, so that a game replays whatever order the messages come in
+        rngs = {seat: random.Random(table_seed(number, game) * 10 + seat) for seat in tokens}
         results = await asyncio.gather(
             *(
                 human(
@@ -430,7 +441,7 @@ async def table(
                     token=token,
                     stats=stats,
                     window=window,
-                    rng=rng,
+                    rng=rngs[seat],
                     counts=seat == counting,
                     headers=session_headers(None if players is None else players[seat], str(api.base_url)),
                 )
@@ -439,7 +450,12 @@ async def table(
         )
         if not all(results) or loop.time() >= window[1]:
             return
-        match_id, tokens = await new_match(api, players=players)
+        match_id, tokens = await new_match(api, players=players, seed=table_seed(number, game + 1))
+
+
+def table_seed(table: int, game: int) -> int:
+    """The deal of a table's game-th match: the same in every run."""
+    return table * 1000 + game
 
 
 async def run_matches(
@@ -466,7 +482,9 @@ async def run_matches(
             ]
             note(f"  {len(clients)} accounts signed up in {time.perf_counter() - setup:.1f} s")
         setup = time.perf_counter()
-        first = await asyncio.gather(*(new_match(api, players=tables[i]) for i in range(matches)))
+        first = await asyncio.gather(
+            *(new_match(api, players=tables[i], seed=table_seed(i, 0)) for i in range(matches))
+        )
         note(f"  {matches} matches created and joined in {time.perf_counter() - setup:.1f} s")
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
