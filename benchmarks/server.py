@@ -13,9 +13,11 @@ without such limits ignores them).  Scripted humans act 200 ms after their turn 
 message saying it is their turn); a round trip is an action sent -> the sender's updated view.
 
 ``matches`` (the default): N concurrent matches of Masker, 4 players, 2D, seats human, easy, human,
-  easy; a finished game is replaced at the same table.  Sustained actions/s, the humans' actions/s and
-  their round trip p50 / p99 / max.  (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one
-  address.)
+  easy; a finished game is replaced at the same table.  Each table's games are dealt from fixed seeds
+  (``MASQUES_ANY_SEED=1``), and each scripted seat draws its moves from its own fixed generator, so
+  two runs play the same games (their seeded bots too) and differ only in the server's speed.
+  Sustained actions/s, the humans' actions/s and their round trip p50 / p99 / max.
+  (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one address.)
 ``bots``: client B (127.0.0.1) plays Masker 2 players, seats human, hard.  B's wait for the bot runs
   from B's last action of a turn acknowledged (its own updated view) to the view where it is B's
   turn again; p50 / p90 / max over the bot replies (a wait still open at the end is shown apart, and
@@ -80,7 +82,8 @@ ATTACKER_MATCHES = 6
 
 BASE_ENV = {"MASQUES_RATE_LIMITS": "off", "MASQUES_MAX_SPECTATORS": "5000"}
 SCENARIO_ENV = {
-    "matches": {"MASQUES_MAX_BOT_MATCHES": "100000"},
+    # fixed deals (seeds), so that two runs, of two versions of the code, play the same games
+    "matches": {"MASQUES_MAX_BOT_MATCHES": "100000", "MASQUES_ANY_SEED": "1"},
     "bots": {},  # the per-client bot cap is part of what is measured
     "spectators": {},
 }
@@ -264,22 +267,51 @@ async def new_match(
     api: httpx.AsyncClient,
     seats: list[str] | None = None,
     options: dict[str, Any] | None = None,
+    players: dict[int, httpx.AsyncClient] | None = None,
+    seed: int | None = None,
 ) -> tuple[str, dict[int, str]]:
-    """Create a Masker match and join every human seat; the seats' tokens."""
+    """Create a Masker match and join every human seat; the seats' tokens.  With ``players`` (a
+    logged-in client per human seat), each joins as its account and plays by its session cookie."""
     seats = seats or SEATS
-    body = {"game": "masker", "options": options or OPTIONS, "seats": [{"kind": k} for k in seats]}
+    body: dict[str, Any] = {
+        "game": "masker",
+        "options": options or OPTIONS,
+        "seats": [{"kind": k} for k in seats],
+    }
+    if seed is not None:
+        body["seed"] = seed
     response = await api.post("/api/matches", json=body)
     response.raise_for_status()
     match_id = response.json()["id"]
     tokens = {}
     for seat, kind in enumerate(seats):
         if kind == "human":
-            joined = await api.post(
+            joiner = api if players is None else players[seat]
+            joined = await joiner.post(
                 f"/api/matches/{match_id}/join", json={"name": f"bench {seat}", "seat": seat}
             )
             joined.raise_for_status()
             tokens[seat] = joined.json()["token"]
     return match_id, tokens
+
+
+async def sign_up(base_url: str, name: str) -> httpx.AsyncClient:
+    """A client logged in to a new account (its cookie jar holds the session; its CSRF header set)."""
+    # no kept-alive connection: the server closes idle ones after 5 s, and a join may come much later
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    client = httpx.AsyncClient(base_url=base_url, timeout=60, limits=fresh)
+    response = await client.post("/api/signup", json={"username": name, "password": "bench-Password-1"})
+    response.raise_for_status()
+    client.headers["x-csrf-token"] = response.json()["csrf"]
+    return client
+
+
+def session_headers(client: httpx.AsyncClient | None, base_url: str) -> dict[str, str] | None:
+    """The WebSocket handshake headers a logged-in browser sends (its cookie, its origin)."""
+    if client is None:
+        return None
+    cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+    return {"cookie": cookie, "origin": base_url}
 
 
 def random_action(legal: list[dict[str, Any]], rng: random.Random) -> int:
@@ -325,12 +357,17 @@ async def _session(
     rng: random.Random,
     counts: bool,
     choose: Callable[[list[dict[str, Any]], random.Random], int] = random_action,
+    headers: dict[str, str] | None = None,
 ) -> bool:
     """Play one seat until the game ends (True) or the window closes (False).  The counting seat's
-    client also counts every committed action and finished game."""
+    client also counts every committed action and finished game.  With ``headers`` (a logged-in
+    player's cookie) the seat is found by its session: no token is sent."""
     loop = asyncio.get_running_loop()
     start, end = window
-    async with connect(f"{ws_url}/ws/matches/{match_id}?token={token}", max_size=MAX_SIZE) as ws:
+    url = f"{ws_url}/ws/matches/{match_id}" + ("" if headers else f"?token={token}")
+    async with connect(url, max_size=MAX_SIZE, additional_headers=headers) as ws:
+        if headers:
+            await ws.send(json.dumps({"type": "hello"}))
         acted = -1
         last_version: int | None = None
         sent_at: float | None = None
@@ -386,13 +423,15 @@ async def table(
     first: tuple[str, dict[int, str]],
     stats: Stats,
     window: tuple[float, float],
+    players: dict[int, httpx.AsyncClient] | None = None,
 ) -> None:
     """One table: a match, then a new one each time a game ends, until the window closes."""
-    rng = random.Random(number)
     loop = asyncio.get_running_loop()
     match_id, tokens = first
     counting = min(tokens)
-    for _ in range(MAX_GAMES_PER_TABLE):
+    for game in range(MAX_GAMES_PER_TABLE):
+        # each seat its own choices, so that a game replays whatever order the messages come in
+        rngs = {seat: random.Random(table_seed(number, game) * 10 + seat) for seat in tokens}
         results = await asyncio.gather(
             *(
                 human(
@@ -402,33 +441,65 @@ async def table(
                     token=token,
                     stats=stats,
                     window=window,
-                    rng=rng,
+                    rng=rngs[seat],
                     counts=seat == counting,
+                    headers=session_headers(None if players is None else players[seat], str(api.base_url)),
                 )
                 for seat, token in tokens.items()
             )
         )
         if not all(results) or loop.time() >= window[1]:
             return
-        match_id, tokens = await new_match(api)
+        match_id, tokens = await new_match(api, players=players, seed=table_seed(number, game + 1))
 
 
-async def run_matches(base_url: str, ws_urls: list[str], matches: int, duration: float) -> Stats:
+def table_seed(table: int, game: int) -> int:
+    """The deal of a table's game-th match: the same in every run."""
+    return table * 1000 + game
+
+
+async def run_matches(
+    base_url: str, ws_urls: list[str], matches: int, duration: float, accounts: bool = False
+) -> Stats:
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
+        tables: list[dict[int, httpx.AsyncClient] | None] = [None] * matches
+        if accounts:
+            setup = time.perf_counter()
+            humans = [seat for seat, kind in enumerate(SEATS) if kind == "human"]
+            run = random.Random().getrandbits(32)
+            signing = asyncio.Semaphore(8)
+
+            async def player(i: int, seat: int) -> httpx.AsyncClient:
+                async with signing:
+                    return await sign_up(base_url, f"b{run:08x}t{i}s{seat}")
+
+            clients = await asyncio.gather(*(player(i, seat) for i in range(matches) for seat in humans))
+            tables = [
+                dict(zip(humans, clients[i * len(humans) : (i + 1) * len(humans)], strict=True))
+                for i in range(matches)
+            ]
+            note(f"  {len(clients)} accounts signed up in {time.perf_counter() - setup:.1f} s")
         setup = time.perf_counter()
-        first = await asyncio.gather(*(new_match(api) for _ in range(matches)))
+        first = await asyncio.gather(
+            *(new_match(api, players=tables[i], seed=table_seed(i, 0)) for i in range(matches))
+        )
         note(f"  {matches} matches created and joined in {time.perf_counter() - setup:.1f} s")
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
         window = (start, start + duration)
         await asyncio.gather(
             *(
-                table(i, api=api, ws_urls=ws_urls, first=first[i], stats=stats, window=window)
+                table(
+                    i, api=api, ws_urls=ws_urls, first=first[i], stats=stats, window=window, players=tables[i]
+                )
                 for i in range(matches)
             )
         )
+        for players in tables:
+            for client in (players or {}).values():
+                await client.aclose()
     return stats
 
 
@@ -442,7 +513,13 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         for server in servers:
             server.wait_ready()
         stats = asyncio.run(
-            run_matches(servers[0].base_url, [s.ws_url for s in servers], args.matches, args.duration)
+            run_matches(
+                servers[0].base_url,
+                [s.ws_url for s in servers],
+                args.matches,
+                args.duration,
+                accounts=args.players == "accounts",
+            )
         )
     finally:
         for server in servers:
@@ -451,6 +528,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
     duration = args.duration
     return {
         "matches": args.matches,
+        "players": args.players,
         "processes": args.processes,
         "database": database.split(":", 1)[0],
         "duration_s": duration,
@@ -471,7 +549,8 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
 def print_matches(f: dict[str, Any]) -> None:
     print(
         f"matches: Masker 4 players 2D (human, easy, human, easy), {f['matches']} concurrent matches, "
-        f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}"
+        f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}, "
+        f"humans by {f.get('players', 'tokens')}"
     )
     print(f"  actions/s (all seats)    {f['actions_per_s']:10.1f}")
     print(f"  human actions/s          {f['human_actions_per_s']:10.1f}")
@@ -1233,6 +1312,13 @@ def main() -> None:
         "--bot-workers", type=int, default=None, help="server bot processes (default: the server's default)"
     )
     parser.add_argument("--matches", type=int, default=100, help="matches: concurrent matches (default 100)")
+    parser.add_argument(
+        "--players",
+        choices=["tokens", "accounts"],
+        default="tokens",
+        help="matches: humans hold seat tokens (API clients), or are logged-in accounts whose seats "
+        "follow their session cookie (each signs up first)",
+    )
     parser.add_argument(
         "--duration", type=float, default=30.0, help="matches: measurement seconds (default 30)"
     )

@@ -68,8 +68,15 @@ SUMMARY_KEYS = {
     "seeded",
     "seats",
     "spectators",
+    "private",
+    "created",
+    "finished",
+    "end",
+    "rematch",
+    "can_abort",
+    "grace_seconds",
 }
-SEAT_KEYS = {"seat", "kind", "name", "taken", "connected"}
+SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned", "person"}
 ERROR_KEYS = {"type", "code", "message", "version"}
 
 RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)
@@ -295,7 +302,9 @@ class Conn:
         seat: int | None = None,
         *,
         via: str = "query",
+        headers: dict[str, str] | None = None,
     ) -> None:
+        """``headers``: sent with the WebSocket handshake (a browser's ``Cookie`` and ``Origin``)."""
         assert via in ("query", "hello", "nothing"), via
         url = f"{ws_url}/ws/matches/{match_id}"
         if token is not None and via == "query":
@@ -304,7 +313,7 @@ class Conn:
         self.token = token
         self._stack = ExitStack()
         self.ws: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24)
+            connect(url, open_timeout=TIMEOUT, close_timeout=5, max_size=2**24, additional_headers=headers)
         )
         if via == "hello" or (via == "query" and token is None):
             hello = {"type": "hello"} if token is None else {"type": "hello", "token": token}
@@ -600,7 +609,7 @@ def _check_state(
     problems = hidden_field_problems(game, truth, seat, message["observation"])
     assert not problems, problems
     if truth.is_terminal():
-        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners()}
+        assert message["result"] == {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
     else:
         assert message["result"] is None, "a result before the end"
     _check_summary(message["match"], seat_kinds)
@@ -731,3 +740,52 @@ def all_match_ids(url: str) -> list[str]:
         ids = [str(r[0]) for r in connection.execute(text("SELECT id FROM matches ORDER BY created"))]
     engine.dispose()
     return ids
+
+
+# -- players ------------------------------------------------------------------------------------
+
+PASSWORD = "violet-Harbour-42"
+
+
+def browser(server: Any) -> httpx.Client:
+    """A client with its own cookie jar, as one browser."""
+    return httpx.Client(base_url=server.base_url, timeout=TIMEOUT)
+
+
+def signed(client: httpx.Client, response: httpx.Response, status: int = 200) -> dict[str, Any]:
+    """Check a sign-in answer and keep its CSRF token for the next changes, as the web client does."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"player", "csrf"}
+    client.headers["x-csrf-token"] = body["csrf"]
+    return body
+
+
+def signup(client: httpx.Client, username: str, password: str = PASSWORD) -> dict[str, Any]:
+    return signed(client, client.post("/api/signup", json={"username": username, "password": password}), 201)
+
+
+def login(client: httpx.Client, username: str, password: str = PASSWORD) -> dict[str, Any]:
+    return signed(client, client.post("/api/login", json={"username": username, "password": password}))
+
+
+def error(response: httpx.Response, status: int, code: str) -> None:
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.json()["code"] == code, response.text
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{secrets.token_hex(4)}"
+
+
+def play_out(conn: Conn, api: httpx.Client, match_id: str, max_moves: int = 2000) -> None:
+    """Play the connection's turns (random legal moves) until the match is over."""
+    rng = random.Random(0)
+    for _ in range(max_moves):
+        conn.drain(0.05)  # everything sent so far: the latest view
+        if summary(api, match_id)["status"] != "running":
+            return
+        state = conn.state
+        if state is not None and state["your_turn"]:
+            conn.act(rng.choice(state["legal"])["id"], state["version"])
+    raise AssertionError(f"match {match_id} did not end within {max_moves} moves")

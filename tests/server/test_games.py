@@ -215,8 +215,25 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "turn_seconds": 0,
         "turn_deadline": None,
         "seeded": False,
+        "private": False,
+        "created": "2026-01-01T00:00:00+00:00",
+        "finished": None,
+        "end": None,
+        "rematch": None,
+        "can_abort": False,
+        "grace_seconds": 120.0,
         "seats": [
-            {"seat": i, "kind": k, "name": None, "taken": True, "connected": True}
+            {
+                "seat": i,
+                "kind": k,
+                "name": None,
+                "taken": True,
+                "connected": True,
+                "player": None,
+                "away_since": None,
+                "abandoned": False,
+                "person": k == "human",
+            }
             for i, k in enumerate(seats)
         ],
         "spectators": 0,
@@ -239,7 +256,9 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
             {"version": i + 1, "seat": replay.states[i].current_player, "move": truth.action_to_str(a)}
             for i, a in enumerate(truth.history)
         ][-20:],
-        "result": {"scores": truth.scores(), "winners": truth.winners()} if truth.is_terminal() else None,
+        "result": {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
+        if truth.is_terminal()
+        else None,
     }
 
 

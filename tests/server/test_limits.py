@@ -194,8 +194,6 @@ def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
         assert dealt["seeded"] is False
         listed = {m["id"]: m["seeded"] for m in api.get("/api/matches").json()}
         assert listed[practice.json()["id"]] is True and listed[dealt["id"]] is False
-        rematch = api.post(f"/api/matches/{practice.json()['id']}/rematch").json()
-        assert rematch["seeded"] is False  # a rematch is dealt afresh
 
 
 def test_servers_sharing_a_redis_count_a_client_once() -> None:

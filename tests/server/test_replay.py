@@ -61,7 +61,7 @@ def _check_replay(
         assert view["observation"] == replay.observation(version, seat), f"step {version}, seat {seat}"
         assert not support.hidden_field_problems(game, truth, seat, view["observation"])
         assert view["to_move"] == (None if truth.is_terminal() else truth.current_player)
-        ended = {"scores": truth.scores(), "winners": truth.winners()}
+        ended = {"scores": truth.scores(), "winners": truth.winners(), "reason": "played"}
         assert view["result"] == (ended if truth.is_terminal() else None), "the result, at the end only"
         assert view["your_turn"] is False and view["legal"] == [], "nobody acts in a replay"
         assert [s["kind"] for s in view["match"]["seats"]] == seats

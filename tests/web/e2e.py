@@ -85,9 +85,11 @@ def create_match(
     options: dict[str, str | bool] | None = None,
     seats: list[str] | None = None,
     name: str = "Ada",
+    private: bool = False,
 ) -> str:
-    """In the lobby: choose ``game``, set its options and seats ("you", "human" or a bot level), create
-    the match, and return its id once the match page shows.  Returns the match id."""
+    """In the lobby: choose ``game``, set its options and seats ("you", "human" or a bot level), the
+    private checkbox, create the match, and return its id once the match page shows.  A browser with
+    no session becomes a guest called ``name``; an account's name is its username."""
     page.goto(base_url + "/")
     page.get_by_test_id(f"choose-{game}").click()
     form = page.get_by_test_id("create-form")
@@ -98,7 +100,9 @@ def create_match(
             form.locator(f"select[name={option}]").select_option(value)
     for i, kind in enumerate(seats or []):
         form.locator(f"select[name=seat-{i}]").select_option(kind)
-    form.locator("input[name=player-name]").fill(name)
+    form.get_by_test_id("private").set_checked(private)
+    if form.locator("input[name=player-name]").count():  # an account plays under its username
+        form.locator("input[name=player-name]").fill(name)
     page.get_by_test_id("create").click()
     page.wait_for_url(re.compile(r"/match/[0-9a-f]{16}$"))
     match_id = page.url.rsplit("/", 1)[1]

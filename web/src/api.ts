@@ -1,5 +1,10 @@
-/** The server's REST API and the match WebSocket (with reconnection). */
-import type { MatchSummary, MatchView } from "./games/contract";
+/**
+ * The server's REST API and the match WebSocket (with reconnection), and who the player is: the
+ * session (a cookie the server sets; `GET /api/me` tells its player and CSRF token) and the seat
+ * tokens of API-style seats kept in localStorage when there is one.
+ */
+import type { MatchEnd, MatchSummary, MatchView } from "./games/contract";
+import { store } from "./store";
 
 export interface OptionInfo {
   name: string;
@@ -23,53 +28,186 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Seconds to wait, from a 429's Retry-After. */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+/** The player behind the session: a guest (a name and a cookie) or an account (a username). */
+export interface Player {
+  id: string;
+  name: string;
+  kind: "guest" | "account";
+  username: string | null;
+}
+
+export interface Me {
+  player: Player | null;
+  /** Sent back as X-CSRF-Token on every request that changes something. */
+  csrf: string | null;
+}
+
+/** One of my matches (open or running), with my seat and whether it waits for my move. */
+export type MyMatch = MatchSummary & { my_seat: number; my_turn: boolean };
+
+export interface HistoryEntry {
+  id: string;
+  game: string;
+  title: string;
+  options: Record<string, unknown>;
+  created: string;
+  finished: string | null;
+  seat: number;
+  opponents: { seat: number; name: string | null; kind: string; player: string | null }[];
+  result: "won" | "lost" | "draw" | "aborted";
+  end: MatchEnd | null;
+}
+
+export interface PlayerPage {
+  id: string;
+  name: string;
+  kind: "guest" | "account";
+  created: string;
+  matches: HistoryEntry[];
+}
+
+export interface Joined {
+  match: string;
+  seat: number;
+  token: string;
+}
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+let me: Me = { player: null, csrf: null };
+const listeners = new Set<(me: Me) => void>();
+
+async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  retried = false,
+): Promise<T> {
+  const sent: Record<string, string> = { ...headers };
+  if (body !== undefined) sent["content-type"] = "application/json";
+  const csrf = me.csrf;
+  if (!SAFE.has(method) && csrf) sent["x-csrf-token"] = csrf;
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    headers: sent,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json().catch(() => ({}));
   if (!response.ok) {
     const err = data as { code?: string; message?: string };
-    throw new ApiError(response.status, err.code ?? "error", err.message ?? response.statusText);
+    const code = err.code ?? "error";
+    if (code === "csrf" && !retried) {
+      // The session changed behind this page (a log-in in another tab): read its token, try once more.
+      await session.load();
+      if (me.csrf && me.csrf !== csrf) return call<T>(method, path, body, headers, true);
+    }
+    const wait = Number(response.headers.get("retry-after"));
+    throw new ApiError(
+      response.status,
+      code,
+      err.message ?? response.statusText,
+      Number.isFinite(wait) && wait > 0 ? wait : null,
+    );
   }
   return data as T;
 }
+
+/** The session: who plays in this browser, told to whoever listens (the top bar, the pages). */
+export const session = {
+  get current(): Me {
+    return me;
+  },
+  set(next: Me): void {
+    me = { player: next.player ?? null, csrf: next.csrf ?? null };
+    for (const listener of listeners) listener(me);
+  },
+  subscribe(listener: (me: Me) => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  /** Ask the server who this browser is (at start, and when the session may have changed). */
+  async load(): Promise<Me> {
+    try {
+      session.set(await call<Me>("GET", "/api/me"));
+    } catch {
+      // Unreachable, or a server without accounts: play on as nobody (seat tokens still work).
+    }
+    return me;
+  },
+  /**
+   * A player for this browser before it creates or joins a match: a guest with the typed name when
+   * there is no session; a guest's name is updated when another one is typed.
+   */
+  async ensure(name: string): Promise<Player | null> {
+    const player = me.player;
+    if (player && (player.kind === "account" || !name || name === player.name)) return player;
+    try {
+      session.set(await call<Me>("POST", "/api/guest", name ? { name } : {}));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return null; // a server without accounts
+      throw err;
+    }
+    return me.player;
+  },
+};
 
 export const api = {
   games: () => call<GameInfo[]>("GET", "/api/games"),
   matches: (status = "all") => call<MatchSummary[]>("GET", `/api/matches?status=${status}`),
   match: (id: string) => call<MatchSummary>("GET", `/api/matches/${id}`),
-  create: (game: string, options: Record<string, unknown>, seats: string[], turnSeconds = 0) =>
+  create: (game: string, options: Record<string, unknown>, seats: string[], turnSeconds = 0, isPrivate = false) =>
     call<MatchSummary>("POST", "/api/matches", {
       game,
       options,
       seats: seats.map((kind) => ({ kind })),
       turn_seconds: turnSeconds,
+      ...(isPrivate ? { private: true } : {}),
     }),
-  join: (id: string, name: string, seat?: number) => joinOnce(id, name, seat),
-  rematch: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`),
+  join: (id: string, body: { name?: string; seat?: number; invite?: string }) => joinOnce(id, body),
   // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
     call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
+  resign: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/resign`),
+  abort: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/abort`),
+  seatToBot: (id: string, seat: number) => call<MatchSummary>("POST", `/api/matches/${id}/seats/${seat}/bot`),
+  claim: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/claim`),
+  rematch: (id: string, accept: boolean) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`, { accept }),
+  myMatches: () => call<MyMatch[]>("GET", "/api/me/matches"),
+  player: (id: string) => call<PlayerPage>("GET", `/api/players/${id}`),
+  signup: async (username: string, password: string) =>
+    session.set(await call<Me>("POST", "/api/signup", { username, password })),
+  login: async (username: string, password: string) =>
+    session.set(await call<Me>("POST", "/api/login", { username, password })),
+  logout: async () => {
+    await call<undefined>("POST", "/api/logout");
+    seats.forgetAll(); // a shared computer: the seats stay with the player, not with the browser
+    session.set({ player: null, csrf: null });
+  },
+  password: (oldPassword: string, newPassword: string) =>
+    call<undefined>("POST", "/api/password", { old_password: oldPassword, new_password: newPassword }),
 };
 
-/** Seat tokens are kept in localStorage per match, so a reload (or a new tab) plays on. */
+/** Seat tokens (when a join answered one) are kept per match where storage works; the session
+ * cookie gives the seat back anyway, so a browser without storage, or another device, plays on. */
 export interface SeatKey {
   seat: number;
   token: string;
 }
 
+const SEAT_PREFIX = "masques.seat.";
+
 export const seats = {
   get(matchId: string): SeatKey | null {
-    const raw = localStorage.getItem(`masques.seat.${matchId}`);
+    const raw = store.get(SEAT_PREFIX + matchId);
     if (!raw) return null;
     try {
       const key = JSON.parse(raw) as SeatKey;
@@ -79,16 +217,20 @@ export const seats = {
     }
   },
   set(matchId: string, key: SeatKey): void {
-    localStorage.setItem(`masques.seat.${matchId}`, JSON.stringify(key));
+    store.set(SEAT_PREFIX + matchId, JSON.stringify(key));
   },
   forget(matchId: string): void {
-    localStorage.removeItem(`masques.seat.${matchId}`);
+    store.remove(SEAT_PREFIX + matchId);
+  },
+  forgetAll(): void {
+    for (const key of store.keys(SEAT_PREFIX)) store.remove(key);
   },
 };
 
+/** The name last typed, to fill the name fields (the session's player name comes first). */
 export const playerName = {
-  get: () => localStorage.getItem("masques.name") ?? "",
-  set: (name: string) => localStorage.setItem("masques.name", name),
+  get: () => me.player?.name ?? store.get("masques.name") ?? "",
+  set: (name: string) => store.set("masques.name", name),
 };
 
 export interface ServerMessage {
@@ -161,16 +303,11 @@ function idempotencyKey(): string {
 
 /** Join with an Idempotency-Key, sent again when the answer is lost (the network failed): the server
  * gives a retried join the same seat and token, so a lost answer never costs the seat. */
-async function joinOnce(id: string, name: string, seat?: number): Promise<{ match: string; seat: number; token: string }> {
+async function joinOnce(id: string, body: { name?: string; seat?: number; invite?: string }): Promise<Joined> {
   const headers = { "idempotency-key": idempotencyKey() };
   for (let attempt = 0; ; attempt++) {
     try {
-      return await call<{ match: string; seat: number; token: string }>(
-        "POST",
-        `/api/matches/${id}/join`,
-        { name, seat },
-        headers,
-      );
+      return await call<Joined>("POST", `/api/matches/${id}/join`, body, headers);
     } catch (err) {
       if (err instanceof ApiError || attempt >= 2) throw err;
       await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));

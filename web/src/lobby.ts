@@ -1,9 +1,10 @@
 /**
  * The lobby: the games with a short summary of their rules, a form to create a match (options,
- * each seat: you, another person, or a bot at a level), and the open, running and finished matches
- * to join, watch or replay.
+ * each seat: you, another person, or a bot at a level; public or private), my matches (those waiting
+ * for my move first), and the open, running and finished matches to join, watch or replay.
  */
-import { api, type GameInfo, type OptionInfo, playerName, seats as seatKeys } from "./api";
+import { errorText } from "./account";
+import { api, type GameInfo, type MyMatch, type OptionInfo, playerName, seats as seatKeys, session } from "./api";
 import { h } from "./dom";
 import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
@@ -45,9 +46,37 @@ function parseFree(option: OptionInfo, text: string): unknown {
   return text;
 }
 
+/** A date and time as people of the page's language write it. */
+export function formatDate(lang: Lang, iso: string | null | undefined): string {
+  if (!iso) return "";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(lang === "fr" ? "fr-FR" : "en-GB", { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** A match's options in words ("Players: 2, Variant: 2D (6×6 grid)"), with the lobby's labels. */
+export function describeOptions(lang: Lang, options: Record<string, unknown>): string {
+  return Object.entries(options)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([name, value]) => {
+      const label = lobbyT(lang, `opt_${name}`) ?? name.replace(/_/g, " ");
+      const shown =
+        lobbyT(lang, `val_${name}_${String(value)}`) ??
+        (typeof value === "boolean"
+          ? (lobbyT(lang, value ? "yes" : "no") ?? String(value))
+          : typeof value === "object"
+            ? JSON.stringify(value)
+            : String(value));
+      return `${label}: ${shown}`;
+    })
+    .join(", ");
+}
+
 export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   let games: GameInfo[] = [];
   let matches: MatchSummary[] = [];
+  let mineList: MyMatch[] = [];
+  let isPrivate = false;
   let chosen = "";
   let options: Record<string, unknown> = {};
   let free: Record<string, string> = {}; // what the free (int, text, JSON) option fields hold
@@ -60,7 +89,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   const gamesEl = h("section", { class: "games", "aria-label": "games" });
   const formEl = h("section", { class: "create" });
   const listEl = h("section", { class: "matches" });
-  root.append(h("div", { class: "lobby" }, h("p", { class: "tagline" }), gamesEl, formEl, listEl));
+  const mineEl = h("section", { class: "my-matches", "data-testid": "my-matches", hidden: true });
+  root.append(h("div", { class: "lobby" }, h("p", { class: "tagline" }), mineEl, gamesEl, formEl, listEl));
 
   function choose(name: string): void {
     chosen = name;
@@ -79,9 +109,49 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   function draw(): void {
     (root.querySelector(".tagline") as HTMLElement).textContent = app.t("tagline");
+    drawMine();
     drawGames();
     drawForm();
     drawList();
+  }
+
+  /** My open and running matches, those waiting for my move first (the server's order), marked. */
+  function drawMine(): void {
+    mineEl.hidden = !session.current.player || mineList.length === 0;
+    if (mineEl.hidden) {
+      mineEl.replaceChildren();
+      return;
+    }
+    mineEl.replaceChildren(
+      h("h2", {}, t("my_matches")),
+      h(
+        "ul",
+        { class: "match-list" },
+        ...mineList.map((m) =>
+          h(
+            "li",
+            { "data-match": m.id, "data-my-turn": m.my_turn ? "true" : "false", class: m.my_turn ? "my-turn" : "" },
+            h(
+              "a",
+              { href: `/match/${m.id}`, "data-link": true, class: `button${m.my_turn ? " primary" : ""}` },
+              m.my_turn ? t("play") : t("resume"),
+            ),
+            " ",
+            h("strong", {}, m.title),
+            m.private ? h("span", { class: "private-tag" }, t("private")) : null,
+            " ",
+            h("span", { class: "who" }, who(m)),
+            m.my_turn
+              ? h("span", { class: "my-turn-mark", "data-testid": "my-turn" }, ` · ${t("your_move")}`)
+              : h(
+                  "span",
+                  { class: "moves" },
+                  ` · ${m.status === "open" ? t("status_open") : t("moves_n", { n: m.version })}`,
+                ),
+          ),
+        ),
+      ),
+    );
   }
 
   function drawGames(): void {
@@ -177,8 +247,25 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
         h(
           "div",
           { class: "fields" },
-          h("label", { class: "field" }, h("span", {}, t("your_name")), name),
+          // An account plays under its username; a guest (or a newcomer) types a name.
+          session.current.player?.kind === "account"
+            ? null
+            : h("label", { class: "field" }, h("span", {}, t("your_name")), name),
           h("label", { class: "field", title: t("clock_help") }, h("span", {}, t("clock")), clock),
+          h(
+            "label",
+            { class: "field check", title: t("private_help") },
+            h("input", {
+              type: "checkbox",
+              name: "private",
+              "data-testid": "private",
+              checked: isPrivate,
+              onchange: (e: Event) => {
+                isPrivate = (e.target as HTMLInputElement).checked;
+              },
+            }),
+            h("span", {}, t("private_match")),
+          ),
         ),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         h("button", { type: "submit", class: "primary", "data-testid": "create" }, t("create")),
@@ -189,7 +276,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   /** One option's field: a checkbox (bool), a list (listed values), or a free field by type. */
   function optionField(option: OptionInfo): HTMLElement {
     const value = option.name in options ? options[option.name] : option.default;
-    const label = t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
+    const label =
+      t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
     if (option.type === "bool") {
       return h(
         "label",
@@ -220,7 +308,10 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             const picked = allowed.find((v) => String(v) === raw);
             options[option.name] = picked;
             if (option.name === "players") {
-              const n = seatCount(games.find((g) => g.name === chosen)!, options);
+              const n = seatCount(
+                games.find((g) => g.name === chosen)!,
+                options,
+              );
               seatKinds = Array.from({ length: n }, (_, i) => seatKinds[i] ?? "random");
               drawForm();
             }
@@ -235,7 +326,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   /** A number, text or JSON field for an option that takes any value of its type. */
   function freeField(option: OptionInfo, label: string): HTMLElement {
-    const initial = option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
+    const initial =
+      option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
     const shown = option.name in free ? free[option.name] : initial;
     const oninput = (e: Event) => {
       free[option.name] = (e.target as HTMLInputElement | HTMLTextAreaElement).value;
@@ -287,17 +379,21 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     error = "";
     try {
       const kinds = seatKinds.map((k) => (k === "you" ? "human" : k));
-      const match = await api.create(game.name, chosenOptions(game), kinds, turnSeconds);
+      const chosenOpts = chosenOptions(game);
+      if (name) playerName.set(name);
+      // A guest (with the typed name) before the first match, so that the seat follows the player.
+      const player = await session.ensure(session.current.player?.kind === "account" ? "" : name);
+      const match = await api.create(game.name, chosenOpts, kinds, turnSeconds, isPrivate);
       const mine = seatKinds.indexOf("you");
       if (mine >= 0) {
         const who = name || t("seat_n", { n: mine + 1 });
-        playerName.set(who);
-        const joined = await api.join(match.id, who, mine);
-        seatKeys.set(match.id, { seat: joined.seat, token: joined.token });
+        const invite = match.invite;
+        const joined = await api.join(match.id, player ? { seat: mine, invite } : { name: who, seat: mine, invite });
+        if (joined.token) seatKeys.set(match.id, { seat: joined.seat, token: joined.token });
       }
       app.navigate(`/match/${match.id}`);
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err); // ApiError, or a free field's value
+      error = errorText(app, err); // the server's refusal, or a free field's value
       drawForm();
     }
   }
@@ -323,12 +419,36 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     );
   }
 
-  function matchItem(m: MatchSummary): HTMLElement {
-    const free = m.seats.filter((s) => s.kind === "human" && !s.taken).length;
-    const who = m.seats
+  function who(m: MatchSummary): string {
+    return m.seats
       .map((s) => (s.kind === "human" ? (s.name ?? t("open")) : t("seat_bot", { level: botLevel(app, s.kind) })))
       .join(", ");
-    const mine = seatKeys.get(m.id) !== null;
+  }
+
+  /** A finished match's result in words: who won (or no result), and how it ended when not played out. */
+  function resultOf(m: MatchSummary): string {
+    const end = m.end;
+    if (!end) return "";
+    const name = (seat: number) => {
+      const s = m.seats[seat];
+      if (!s) return t("seat_n", { n: seat + 1 });
+      return s.kind === "human"
+        ? (s.name ?? t("seat_n", { n: seat + 1 }))
+        : t("seat_bot", { level: botLevel(app, s.kind) });
+    };
+    if (end.reason === "aborted") return app.t("end_aborted");
+    const names = end.winners.map(name);
+    const winners =
+      names.length === 0 || names.length === m.seats.length
+        ? app.t("draw")
+        : app.t(names.length > 1 ? "winners" : "winner", { names: names.join(", ") });
+    return end.reason && end.reason !== "played" ? `${winners} (${app.t(`how_${end.reason}`)})` : winners;
+  }
+
+  function matchItem(m: MatchSummary): HTMLElement {
+    const free = m.seats.filter((s) => s.kind === "human" && !s.taken).length;
+    const me = session.current.player?.id;
+    const mine = seatKeys.get(m.id) !== null || (me !== undefined && m.seats.some((s) => s.player?.id === me));
     const action =
       m.status === "finished"
         ? t("replay")
@@ -345,16 +465,36 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       " ",
       h("strong", {}, m.title),
       " ",
-      h("span", { class: "who" }, who),
+      h("span", { class: "who" }, who(m)),
       m.status === "running" ? h("span", { class: "moves" }, ` · ${t("moves_n", { n: m.version })}`) : null,
+      m.status === "finished" && m.end
+        ? h(
+            "span",
+            { class: "result", "data-testid": "finished-result", "data-reason": m.end.reason },
+            ` · ${resultOf(m)}`,
+          )
+        : null,
+      m.status === "finished" && (m.finished ?? m.created)
+        ? h(
+            "time",
+            { class: "date", datetime: m.finished ?? m.created, "data-testid": "finished-date" },
+            ` · ${formatDate(app.lang(), m.finished ?? m.created)}`,
+          )
+        : null,
       m.seeded ? h("span", { class: "seeded", title: t("seeded_help") }, ` · ${t("seeded")}`) : null,
     );
   }
 
   async function refresh(): Promise<void> {
     try {
-      matches = await api.matches();
+      const [all, mine] = await Promise.all([
+        api.matches(),
+        session.current.player ? api.myMatches().catch(() => mineList) : Promise.resolve([] as MyMatch[]),
+      ]);
+      matches = all;
+      mineList = mine;
       drawList();
+      drawMine();
     } catch {
       // the next refresh tries again
     }
@@ -402,7 +542,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     watch: "Watch",
     moves_n: "{n} moves",
     seeded: "chosen deal",
-    seeded_help: "The creator chose this match's seed: they know the cards dealt (allowed only with at most one person)",
+    seeded_help:
+      "The creator chose this match's seed: they know the cards dealt (allowed only with at most one person)",
     opt_players: "Players",
     opt_variant: "Variant",
     opt_scoring: "Scoring variant (points)",
@@ -433,6 +574,14 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_auction: "Auction",
     val_auction_rounds: "dropping out is final (MS-11)",
     val_auction_open: "open: a pass keeps you in (MS-11a)",
+    private_match: "Private (by invite link only)",
+    private_help: "Not listed in the lobby: others join with the invite link you share.",
+    private: "private",
+    my_matches: "My matches",
+    your_move: "your move",
+    play: "Play",
+    yes: "yes",
+    no: "no",
   },
   fr: {
     games: "Jeux",
@@ -457,7 +606,8 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     watch: "Regarder",
     moves_n: "{n} coups",
     seeded: "donne choisie",
-    seeded_help: "Le créateur a choisi la graine de cette partie : il connaît la donne (permis seulement avec une personne au plus)",
+    seeded_help:
+      "Le créateur a choisi la graine de cette partie : il connaît la donne (permis seulement avec une personne au plus)",
     opt_players: "Joueurs",
     opt_variant: "Variante",
     opt_scoring: "Variante à points",
@@ -488,6 +638,14 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_auction: "Enchères",
     val_auction_rounds: "qui passe sort (MS-11)",
     val_auction_open: "ouvertes : passer ne fait pas sortir (MS-11a)",
+    private_match: "Privée (sur lien d'invitation seulement)",
+    private_help: "Absente du salon : les autres la rejoignent par le lien d'invitation que vous partagez.",
+    private: "privée",
+    my_matches: "Mes parties",
+    your_move: "à vous de jouer",
+    play: "Jouer",
+    yes: "oui",
+    no: "non",
   },
 };
 

@@ -1,10 +1,16 @@
-/** The single-page app: a top bar (home, language switch) and a router over the lobby, match and replay pages. */
+/**
+ * The single-page app: a top bar (home, the player with Log in / Sign up / Log out, language switch)
+ * and a router over the lobby, match, replay and player pages.
+ */
 import "./style.css";
+import { identityBar } from "./account";
+import { session } from "./api";
 import { h, s } from "./dom";
 import type { Lang } from "./games/contract";
 import { initialLang, saveLang, SHELL, translator } from "./i18n";
 import { lobbyPage } from "./lobby";
 import { matchPage, type AppContext, type Page } from "./match";
+import { playerPage } from "./player";
 import { replayPage } from "./replay";
 
 let lang: Lang = initialLang();
@@ -17,7 +23,14 @@ const app: AppContext = {
     history.pushState(null, "", path);
     route();
   },
+  openAuth(mode) {
+    identity.open(mode);
+  },
 };
+
+// After a log-in, a sign-up or a log-out the page is drawn again for the new player (a match page
+// reconnects, and the server gives it that player's seat).
+const identity = identityBar(app, () => route());
 
 const langButton = h("button", {
   type: "button",
@@ -27,7 +40,13 @@ const langButton = h("button", {
 });
 const home = h("a", { href: "/", "data-link": true, class: "home" });
 const content = h("div", { class: "content" });
-document.getElementById("app")!.append(h("header", { class: "topbar" }, home, langButton), content);
+document
+  .getElementById("app")!
+  .append(
+    h("header", { class: "topbar" }, home, h("div", { class: "topbar-end" }, identity.bar, langButton)),
+    identity.panel,
+    content,
+  );
 
 /** The mark: a small mask. */
 function logo(): SVGSVGElement {
@@ -45,6 +64,7 @@ function drawBar(): void {
   home.replaceChildren(logo(), app.t("title"));
   langButton.textContent = app.t("lang_switch");
   langButton.setAttribute("lang", lang === "en" ? "fr" : "en");
+  identity.draw();
 }
 
 function setLang(next: Lang): void {
@@ -56,11 +76,26 @@ function setLang(next: Lang): void {
 
 function route(): void {
   page?.destroy();
+  page = null;
   content.replaceChildren();
   const path = location.pathname;
   const match = /^\/match\/([0-9a-f]{16})(\/replay)?\/?$/.exec(path);
+  const player = /^\/player\/([0-9a-f]{16})\/?$/.exec(path);
   if (match) {
     page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
+  } else if (player) {
+    page = playerPage(content, player[1], app);
+  } else if (/^\/me\/?$/.test(path)) {
+    // One's own page, or the log-in form for a newcomer.
+    const me = session.current.player;
+    if (me) {
+      history.replaceState(null, "", `/player/${me.id}`);
+      route();
+      return;
+    }
+    history.replaceState(null, "", "/");
+    page = lobbyPage(content, app);
+    identity.open("login");
   } else {
     page = lobbyPage(content, app);
   }
@@ -77,4 +112,5 @@ document.addEventListener("click", (event) => {
 window.addEventListener("popstate", route);
 
 drawBar();
-route();
+// Who plays here first (the session cookie's player), then the page.
+void session.load().then(route);

@@ -1,11 +1,23 @@
 /**
- * The match page: the connection (with reconnection and the seat token kept in localStorage), the
- * turn banner, seats and presence, joining a free seat, the move log, the end with scores and a
- * rematch, and the game's own view.  The replay viewer reuses the same view over the per-step views.
+ * The match page: the connection (with reconnection; the session cookie gives the player's seat, a
+ * stored seat token still wins), the turn banner, seats and presence, joining a free seat (with a
+ * private match's invite code), the invite link, resign / abort / an abandoned seat's fate, the move
+ * log, the end with its reason, scores and the one shared rematch offer, and the game's own view.
+ * The replay viewer reuses the same view over the per-step views.
  */
-import { api, ApiError, MatchSocket, playerName, seats, type ServerMessage } from "./api";
+import { errorText, type AuthMode } from "./account";
+import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { h } from "./dom";
-import type { GameModule, GameView, Lang, LogEntry, MatchSummary, MatchView, ViewContext } from "./games/contract";
+import type {
+  GameModule,
+  GameView,
+  Lang,
+  LogEntry,
+  MatchSummary,
+  MatchView,
+  SeatSummary,
+  ViewContext,
+} from "./games/contract";
 import { moduleFor } from "./games/index";
 import { translator } from "./i18n";
 
@@ -18,6 +30,8 @@ export interface AppContext {
   lang(): Lang;
   t(key: string, params?: Record<string, string | number>): string;
   navigate(path: string): void;
+  /** Open the log-in, sign-up or change-password form of the top bar. */
+  openAuth(mode: AuthMode): void;
 }
 
 /** How the shell names a seat: "You", a player's name, "Hard bot", or "Seat 2" when open. */
@@ -103,26 +117,62 @@ export class ViewHost {
 interface Outcome {
   scores: number[] | null;
   winners: number[];
+  reason: string | null;
 }
 
-/** The end of a game: the server's `result` (any game), or else what the observation tells. */
-function outcome(view: MatchView): Outcome | null {
-  if (view.to_move !== null) return null;
-  if (view.result) return { scores: view.result.scores, winners: view.result.winners };
+/** Whether the match is over: the game reached its end, or the match ended (resigned, aborted...). */
+function isOver(view: MatchView | null, summary: MatchSummary | null): boolean {
+  return (view !== null && view.to_move === null) || summary?.status === "finished" || summary?.status === "expired";
+}
+
+/** The end of a match: the server's `result` and `end` (any game), or else what the observation tells. */
+function outcome(view: MatchView, summary: MatchSummary): Outcome | null {
+  if (!isOver(view, summary) || summary.status === "expired") return null;
+  const end = summary.end ?? null;
+  if (view.result) {
+    return {
+      scores: view.result.scores ?? null,
+      winners: end?.winners ?? view.result.winners,
+      reason: end?.reason ?? view.result.reason ?? null,
+    };
+  }
   const obs = (view.observation ?? {}) as Record<string, unknown>;
   const scores = (obs.scores ?? obs.points ?? null) as number[] | null;
-  const winners = (obs.winners ?? []) as number[];
-  return { scores: Array.isArray(scores) ? scores : null, winners: Array.isArray(winners) ? winners : [] };
+  const winners = end?.winners ?? ((obs.winners ?? []) as number[]);
+  return {
+    scores: Array.isArray(scores) ? scores : null,
+    winners: Array.isArray(winners) ? winners : [],
+    reason: end?.reason ?? null,
+  };
+}
+
+/** A human seat away longer than the grace period, by the server's flag or by its clock since. */
+function abandoned(info: SeatSummary, grace: number | undefined, now: number): boolean {
+  if (info.abandoned) return true;
+  return info.kind === "human" && info.away_since != null && grace !== undefined && now - info.away_since >= grace;
+}
+
+/** The invite link of a private match. */
+export function inviteLink(matchId: string, code: string): string {
+  return `${location.origin}/match/${matchId}?invite=${encodeURIComponent(code)}`;
 }
 
 export function matchPage(root: HTMLElement, matchId: string, app: AppContext): Page {
   let key = seats.get(matchId);
+  const urlInvite = new URLSearchParams(location.search).get("invite");
   let summary: MatchSummary | null = null;
   let current: MatchView | null = null;
   let socket: MatchSocket | null = null;
   let connection: "connecting" | "open" | "lost" | "refused" = "connecting";
   let deadlineTimer: number | undefined;
+  let awayTimer: number | undefined;
   let notice = "";
+  let confirmResign = false;
+  let busy = false;
+  let copied: "" | "copied" | "select" = "";
+  /** Whether this page saw the match before its rematch existed: then it follows the players there. */
+  let rematchPending = false;
+  let destroyed = false;
 
   const mine = () => (current ? current.seat : (key?.seat ?? null));
   const seatName = (seat: number) => seatLabel(app, summary, seat, mine());
@@ -136,7 +186,10 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const banner = h("div", { class: "banner", role: "status", "aria-live": "polite", "data-testid": "banner" });
   const seatList = h("ul", { class: "seats", "aria-label": "seats" });
   const joinPanel = h("div", { class: "join-panel" });
+  const invitePanel = h("div", { class: "invite-panel", "data-testid": "invite", hidden: true });
+  const lifecycle = h("div", { class: "lifecycle", "data-testid": "lifecycle" });
   const nameInput = h("input", { type: "text", value: playerName.get(), maxlength: 40, name: "player-name" });
+  const inviteInput = h("input", { type: "text", readonly: true, class: "invite-link", "data-testid": "invite-link" });
   const endPanel = h("section", { class: "end-panel", hidden: true, "data-testid": "end" });
   const logList = h("ol", { class: "log", "data-testid": "log" });
   const logTitle = h("h3", {});
@@ -144,13 +197,13 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
-      h("div", { class: "match-head" }, title, banner, seatList, joinPanel),
-      h(
-        "div",
-        { class: "match-body" },
-        h("main", { class: "board-area" }, host.root),
-        h("aside", { class: "side" }, endPanel, h("section", { class: "log-panel" }, logTitle, logList), links),
-      ),
+    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle),
+    h(
+      "div",
+      { class: "match-body" },
+      h("main", { class: "board-area" }, host.root),
+      h("aside", { class: "side" }, endPanel, h("section", { class: "log-panel" }, logTitle, logList), links),
+    ),
   );
   root.append(pageEl);
 
@@ -159,7 +212,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     connection = "connecting";
     socket = new MatchSocket(matchId, key?.token ?? null, onMessage, (status) => {
       if (status === "refused" && key) {
-        // The token no longer holds a seat here (another database?): watch instead.
+        // The token no longer holds a seat here (another database?): the session's seat, or watch.
         seats.forget(matchId);
         key = null;
         connect();
@@ -175,17 +228,32 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (message.type === "state") {
       const view = message as MatchView;
       current = view;
-      summary = view.match;
       notice = "";
       host.update(view.match.game, view);
+      setSummary(view.match);
       drawAll();
     } else if (message.type === "presence" && message.match) {
-      summary = message.match;
+      setSummary(message.match);
       drawHead();
+      drawEnd();
     } else if (message.type === "error") {
       notice = app.t("error", { message: message.message ?? message.code ?? "" });
       drawHead();
       if (message.code === "stale_version") socket?.send({ type: "sync" });
+    }
+  }
+
+  /** A newer summary (a state, a presence message, an action's answer); follows a rematch once all accepted. */
+  function setSummary(next: MatchSummary): void {
+    summary = next;
+    const rematch = next.rematch ?? null;
+    if (!rematch?.match) {
+      rematchPending = true;
+      return;
+    }
+    if (rematchPending && mine() !== null && !destroyed) {
+      rematchPending = false;
+      window.setTimeout(() => app.navigate(`/match/${rematch.match}`), 0);
     }
   }
 
@@ -200,16 +268,17 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (connection === "refused") return app.t("not_found");
     if (connection === "lost") return app.t("reconnecting");
     if (!current || !summary) return app.t("connecting");
+    if (summary.status === "expired") return app.t("expired");
     if (summary.status === "open") return app.t("waiting_players");
-    if (current.to_move === null) return app.t("game_over");
+    if (isOver(current, summary)) return app.t("game_over");
     if (current.your_turn) return app.t("your_turn");
-    return app.t("turn_of", { name: seatName(current.to_move) });
+    return current.to_move === null ? app.t("game_over") : app.t("turn_of", { name: seatName(current.to_move) });
   }
 
   /** What the page shows, for people (the banner) and for tests (data-turn, data-version). */
   function turnState(): string {
     if (!current || !summary || connection === "lost") return "connecting";
-    if (current.to_move === null) return "over";
+    if (isOver(current, summary)) return "over";
     if (summary.status === "open") return "open";
     return current.your_turn ? "mine" : "waiting";
   }
@@ -218,53 +287,82 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     pageEl.dataset.turn = turnState();
     pageEl.dataset.version = current ? String(current.version) : "";
     pageEl.dataset.seat = current?.seat === null || current === null ? "" : String(current.seat);
+    pageEl.dataset.status = summary?.status ?? "";
     title.textContent = summary ? summary.title : "";
+    if (summary?.private) title.append(" ", h("span", { class: "private-tag" }, app.t("private")));
     document.title = summary ? `${summary.title} — ${app.t("title")}` : app.t("title");
     banner.replaceChildren(h("span", {}, bannerText()));
     banner.classList.toggle("mine", Boolean(current?.your_turn));
     if (current && current.seat === null && summary?.status !== "open") {
       banner.append(h("span", { class: "role" }, app.t("spectating")));
     }
-    if (summary?.turn_deadline && current?.to_move !== null) {
+    window.clearTimeout(deadlineTimer);
+    if (summary?.turn_deadline && current?.to_move !== null && !isOver(current, summary)) {
       const left = Math.max(0, Math.round(summary.turn_deadline - Date.now() / 1000));
       banner.append(h("span", { class: "clock" }, `${left} s`));
-      window.clearTimeout(deadlineTimer);
       deadlineTimer = window.setTimeout(drawHead, 1000);
     }
-    if (notice && connection !== "refused") banner.append(h("span", { class: "notice" }, notice));
+    if (notice && connection !== "refused")
+      banner.append(h("span", { class: "notice", "data-testid": "notice" }, notice));
+    const now = Date.now() / 1000;
     seatList.replaceChildren(
-      ...(summary?.seats ?? []).map((info) =>
-        h(
+      ...(summary?.seats ?? []).map((info) => {
+        const gone = summary?.status === "running" && abandoned(info, summary.grace_seconds, now);
+        const away = info.kind === "human" && info.taken && !info.connected && summary?.status !== "finished";
+        return h(
           "li",
           {
             class: [
               "seat",
               `seat-${info.seat}`,
               info.connected || info.kind !== "human" ? "online" : "offline",
-              current?.to_move === info.seat ? "to-move" : "",
+              current?.to_move === info.seat && !isOver(current, summary) ? "to-move" : "",
+              gone ? "abandoned" : "",
             ].join(" "),
+            "data-seat": info.seat,
+            "data-abandoned": gone ? "true" : null,
           },
           h("span", { class: "seat-dot", "aria-hidden": "true" }),
           info.kind === "human" && !info.taken ? app.t("open_seat") : seatName(info.seat),
-        ),
-      ),
+          away ? h("small", { class: "away" }, gone ? app.t("seat_left") : app.t("seat_away")) : null,
+        );
+      }),
     );
     drawJoin();
+    drawInvite();
+    drawLifecycle();
+  }
+
+  /** The invite code: in the views of seated players (presence messages leave it out), or in the link
+   * this page was opened with. */
+  function inviteCode(): string | null {
+    return current?.invite ?? current?.match.invite ?? summary?.invite ?? urlInvite;
   }
 
   function drawJoin(): void {
     joinPanel.replaceChildren();
     if (!summary || summary.status !== "open") return;
-    if (key) {
-      joinPanel.append(h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.href)));
+    if (mine() !== null) {
+      if (!summary.private)
+        joinPanel.append(
+          h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.origin + location.pathname)),
+        );
       return;
     }
     const free = summary.seats.filter((info) => info.kind === "human" && !info.taken);
     if (free.length === 0) return;
-    const name = nameInput; // kept across redraws, so what a person types survives updates
-    name.setAttribute("aria-label", app.t("your_name"));
-    name.placeholder = app.t("your_name");
-    joinPanel.append(name);
+    if (summary.private && !urlInvite) {
+      joinPanel.append(h("p", { class: "share", "data-testid": "invite-required" }, app.t("invite_required")));
+      return;
+    }
+    const player = session.current.player;
+    if (!player || player.kind === "guest") {
+      const name = nameInput; // kept across redraws, so what a person types survives updates
+      if (!name.value && player) name.value = player.name;
+      name.setAttribute("aria-label", app.t("your_name"));
+      name.placeholder = app.t("your_name");
+      joinPanel.append(name);
+    }
     for (const info of free) {
       joinPanel.append(
         h(
@@ -273,7 +371,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             type: "button",
             class: "primary",
             "data-seat": info.seat,
-            onclick: () => void join(name.value.trim() || app.t("seat", { n: info.seat + 1 }), info.seat),
+            disabled: busy,
+            onclick: () => void join(nameInput.value.trim(), info.seat),
           },
           app.t("join_as", { n: info.seat + 1 }),
         ),
@@ -281,16 +380,239 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     }
   }
 
-  async function join(name: string, seat: number): Promise<void> {
+  async function join(typed: string, seat: number): Promise<void> {
+    if (busy) return;
+    busy = true;
     try {
-      playerName.set(name);
-      const joined = await api.join(matchId, name, seat);
-      key = { seat: joined.seat, token: joined.token };
-      seats.set(matchId, key);
+      const name = typed || app.t("seat", { n: seat + 1 });
+      if (typed) playerName.set(typed);
+      const player = await session.ensure(session.current.player?.kind === "account" ? "" : name);
+      const invite = urlInvite ?? undefined;
+      // With a session the seat is the player's, under the player's name; without one, the typed name.
+      const joined = await api.join(matchId, player ? { seat, invite } : { name, seat, invite });
+      if (joined.token) {
+        key = { seat: joined.seat, token: joined.token };
+        seats.set(matchId, key);
+      }
       connect();
     } catch (err) {
-      notice = app.t("error", { message: err instanceof ApiError ? err.message : String(err) });
+      notice = app.t("error", { message: errorText(app, err) });
+    } finally {
+      busy = false;
       drawHead();
+    }
+  }
+
+  function drawInvite(): void {
+    const code = inviteCode();
+    const show = Boolean(
+      summary?.private && code && mine() !== null && summary.status !== "finished" && summary.status !== "expired",
+    );
+    invitePanel.hidden = !show;
+    if (!show || !code) {
+      invitePanel.replaceChildren();
+      return;
+    }
+    const link = inviteLink(matchId, code);
+    if (inviteInput.value !== link) inviteInput.value = link;
+    inviteInput.setAttribute("aria-label", app.t("invite_link"));
+    invitePanel.replaceChildren(
+      h("span", { class: "share" }, app.t("invite_share")),
+      inviteInput,
+      h(
+        "button",
+        { type: "button", "data-testid": "copy-invite", onclick: () => void copyInvite(link) },
+        app.t("copy"),
+      ),
+      copied
+        ? h(
+            "span",
+            { class: "copied", role: "status", "data-testid": "invite-copied", "data-how": copied },
+            app.t(copied === "copied" ? "copied" : "copy_by_hand"),
+          )
+        : "",
+    );
+  }
+
+  /** Copy the invite link: the clipboard API where the page may use it, else the text selected for Ctrl+C. */
+  async function copyInvite(link: string): Promise<void> {
+    try {
+      if (!navigator.clipboard) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(link);
+      copied = "copied";
+    } catch {
+      inviteInput.focus();
+      inviteInput.select();
+      let done = false;
+      try {
+        done = document.execCommand("copy");
+      } catch {
+        done = false;
+      }
+      copied = done ? "copied" : "select";
+      drawInvite();
+      // Left selected: what was copied shows, and Ctrl+C copies it where the browser would not.
+      inviteInput.focus();
+      inviteInput.select();
+      return;
+    }
+    drawInvite();
+  }
+
+  /** Whether the match may still be aborted: running, and some human seat has not moved yet. */
+  function canAbort(): boolean {
+    if (!summary || summary.status !== "running" || !current) return false;
+    if (typeof summary.can_abort === "boolean") return summary.can_abort;
+    const humans = summary.seats.filter((info) => info.kind === "human").map((info) => info.seat);
+    const log = current.log;
+    if (current.version === 0) return true;
+    // The log tells who moved only when it holds every move; otherwise offer it and let the server decide.
+    if (log.length === 0 || log[0].version !== 1) return true;
+    return humans.some((seat) => !log.some((entry) => entry.seat === seat));
+  }
+
+  function drawLifecycle(): void {
+    lifecycle.replaceChildren();
+    window.clearTimeout(awayTimer);
+    const me = mine();
+    if (!summary || !current || me === null || summary.status !== "running" || isOver(current, summary)) {
+      confirmResign = false;
+      return;
+    }
+    if (confirmResign) {
+      lifecycle.append(
+        h(
+          "div",
+          { class: "confirm", role: "alertdialog", "data-testid": "resign-dialog" },
+          h("span", {}, app.t("resign_confirm")),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": "resign-confirm",
+              disabled: busy,
+              onclick: () => void act(() => api.resign(matchId)),
+            },
+            app.t("resign_yes"),
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "resign-cancel",
+              onclick: () => {
+                confirmResign = false;
+                drawLifecycle();
+              },
+            },
+            app.t("cancel"),
+          ),
+        ),
+      );
+    } else {
+      lifecycle.append(
+        h(
+          "button",
+          {
+            type: "button",
+            "data-testid": "resign",
+            onclick: () => {
+              confirmResign = true;
+              drawLifecycle();
+            },
+          },
+          app.t("resign"),
+        ),
+      );
+      if (canAbort()) {
+        lifecycle.append(
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "abort",
+              title: app.t("abort_help"),
+              disabled: busy,
+              onclick: () => void act(() => api.abort(matchId)),
+            },
+            app.t("abort"),
+          ),
+        );
+      }
+    }
+    // Other humans away: after the grace period their seat can go to a bot, or the match be claimed.
+    const now = Date.now() / 1000;
+    const grace = summary.grace_seconds;
+    const others = summary.seats.filter((info) => info.seat !== me && info.kind === "human" && info.taken);
+    const gone = others.filter((info) => abandoned(info, grace, now));
+    for (const info of gone) {
+      lifecycle.append(
+        h(
+          "div",
+          { class: "abandoned", "data-testid": "abandoned", "data-seat": info.seat },
+          h("span", {}, app.t("left_match", { name: seatName(info.seat) })),
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "seat-bot",
+              "data-seat": info.seat,
+              disabled: busy,
+              onclick: () => void act(() => api.seatToBot(matchId, info.seat)),
+            },
+            app.t("seat_to_bot"),
+          ),
+        ),
+      );
+    }
+    if (gone.length > 0) {
+      lifecycle.append(
+        h(
+          "button",
+          { type: "button", "data-testid": "claim", disabled: busy, onclick: () => void act(() => api.claim(matchId)) },
+          app.t("claim"),
+        ),
+      );
+    }
+    // The others away but not gone yet: the seconds left, redrawn each second until the grace is over.
+    if (grace === undefined) return;
+    const left = others
+      .filter((info) => info.away_since != null && !abandoned(info, grace, now))
+      .map((info) => ({ seat: info.seat, seconds: info.away_since! + grace - now }));
+    for (const { seat, seconds } of left) {
+      lifecycle.append(
+        h(
+          "span",
+          { class: "away-note", "data-testid": "away", "data-seat": seat },
+          app.t("away_for", { name: seatName(seat), n: Math.max(0, Math.ceil(seconds)) }),
+        ),
+      );
+    }
+    if (left.length > 0) {
+      const next = Math.min(...left.map((l) => l.seconds)) * 1000;
+      awayTimer = window.setTimeout(drawHead, Math.min(1000, Math.max(50, next + 50)));
+    }
+  }
+
+  /** A lifecycle action (resign, abort, a seat to a bot, claim, a rematch answer): its answer is the summary. */
+  async function act(request: () => Promise<MatchSummary>): Promise<void> {
+    if (busy) return;
+    busy = true;
+    notice = "";
+    drawHead();
+    try {
+      const next = await request();
+      confirmResign = false;
+      if (!destroyed && next && typeof next === "object" && "seats" in next) setSummary(next);
+    } catch (err) {
+      notice = app.t("error", { message: errorText(app, err) });
+    } finally {
+      busy = false;
+      if (!destroyed) {
+        drawHead();
+        drawEnd();
+      }
     }
   }
 
@@ -315,29 +637,64 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     logList.scrollTop = logList.scrollHeight;
   }
 
+  /** How the match ended, in words: who resigned or left, or that it was aborted. */
+  function reasonText(reason: string | null): string {
+    const seats = summary?.end?.seats ?? [];
+    const me = mine();
+    const who = seats.map(seatName).join(", ");
+    // Who lost by it: me (alone, or with my team), one other player, or several.
+    const form =
+      me !== null && seats.includes(me) ? (seats.length > 1 ? "_team" : "_you") : seats.length > 1 ? "_many" : "";
+    switch (reason) {
+      case "resigned":
+        return app.t(`end_resigned${form}`, { names: who });
+      case "aborted":
+        return app.t("end_aborted");
+      case "claimed":
+        return app.t(`end_claimed${form}`, { names: who });
+      case "timeout":
+        return app.t("end_timeout");
+      case "played":
+        return app.t("end_played");
+      default:
+        return "";
+    }
+  }
+
   function drawEnd(): void {
-    const result = current ? outcome(current) : null;
+    const result = current && summary ? outcome(current, summary) : null;
     endPanel.hidden = result === null;
     if (!result || !summary) return;
     const names = result.winners.map(seatName);
-    const column = host.result(current!) ?? (result.scores ? { title: app.t("score"), values: result.scores } : null);
+    const column =
+      result.reason === null || result.reason === "played" || result.scores
+        ? (host.result(current!) ?? (result.scores ? { title: app.t("score"), values: result.scores } : null))
+        : null;
     const rows = summary.seats.map((info) =>
       h(
         "tr",
-        { class: result.winners.includes(info.seat) ? "winner" : "" },
+        { class: result.winners.includes(info.seat) ? "winner" : "", "data-seat": info.seat },
         h("th", { scope: "row" }, seatName(info.seat)),
-        h("td", {}, column ? String(column.values[info.seat]) : ""),
+        h("td", {}, column ? String(column.values[info.seat] ?? "") : ""),
       ),
     );
+    const winners =
+      result.reason === "aborted"
+        ? app.t("no_result")
+        : names.length === 0 || names.length === summary.seats.length
+          ? app.t("draw")
+          : app.t(names.length > 1 ? "winners" : "winner", { names: names.join(", ") });
+    endPanel.dataset.reason = result.reason ?? "";
     endPanel.replaceChildren(
       h("h3", {}, app.t("game_over")),
-      h(
-        "p",
-        { class: "winners" },
-        names.length === 0 || names.length === summary.seats.length
-          ? app.t("draw")
-          : app.t(names.length > 1 ? "winners" : "winner", { names: names.join(", ") }),
-      ),
+      result.reason
+        ? h(
+            "p",
+            { class: "end-reason", "data-testid": "end-reason", "data-reason": result.reason },
+            reasonText(result.reason),
+          )
+        : "",
+      h("p", { class: "winners", "data-testid": "winners" }, winners),
       column
         ? h(
             "table",
@@ -346,28 +703,95 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             h("tbody", {}, ...rows),
           )
         : "",
+      rematchPanel() ?? "",
       h(
         "div",
         { class: "end-actions" },
-        h("button", { type: "button", class: "primary", "data-testid": "rematch", onclick: () => void rematch() }, app.t("rematch")),
-        h("a", { href: `/match/${matchId}/replay`, "data-link": true, class: "button" }, app.t("replay")),
+        h(
+          "a",
+          { href: `/match/${matchId}/replay`, "data-link": true, class: "button", "data-testid": "replay-link" },
+          app.t("replay"),
+        ),
       ),
     );
   }
 
-  async function rematch(): Promise<void> {
-    try {
-      const next = await api.rematch(matchId);
-      if (key) {
-        const mySeat = key.seat;
-        const joined = await api.join(next.id, playerName.get() || app.t("seat", { n: mySeat + 1 }), mySeat);
-        seats.set(next.id, { seat: joined.seat, token: joined.token });
-      }
-      app.navigate(`/match/${next.id}`);
-    } catch (err) {
-      notice = app.t("error", { message: err instanceof ApiError ? err.message : String(err) });
-      drawHead();
+  /** The one rematch offer: who accepted or declined, and my answer (players only, never spectators). */
+  function rematchPanel(): HTMLElement | null {
+    if (!summary || summary.status !== "finished") return null;
+    const offer = summary.rematch ?? null;
+    const me = mine();
+    const panel = h("div", { class: "rematch", "data-testid": "rematch-panel" });
+    if (offer?.match) {
+      panel.dataset.state = "created";
+      panel.append(
+        h(
+          "a",
+          { href: `/match/${offer.match}`, "data-link": true, class: "button primary", "data-testid": "rematch-link" },
+          app.t("rematch_go"),
+        ),
+      );
+      return panel;
     }
+    const humans = summary.seats.filter((info) => info.person ?? (info.kind === "human" && info.taken));
+    if (offer) {
+      panel.dataset.state = offer.declined ? "declined" : "offered";
+      panel.append(
+        h(
+          "p",
+          { class: "rematch-status", "data-testid": "rematch-status" },
+          offer.declined ? app.t("rematch_declined") : app.t("rematch_offered"),
+        ),
+        h(
+          "ul",
+          { class: "rematch-answers" },
+          ...humans.map((info) => {
+            const answer = offer.answers[String(info.seat)];
+            const state = answer === true ? "accepted" : answer === false ? "declined" : "waiting";
+            return h(
+              "li",
+              { "data-seat": info.seat, "data-answer": state, class: state },
+              `${seatName(info.seat)}: ${app.t(state === "declined" ? "rematch_declined_one" : `rematch_${state}`)}`,
+            );
+          }),
+        ),
+      );
+    } else {
+      panel.dataset.state = "none";
+    }
+    const answered = offer ? String(me) in offer.answers : false;
+    if (me !== null && !offer?.declined && !answered && humans.some((info) => info.seat === me)) {
+      panel.append(
+        h(
+          "div",
+          { class: "end-actions" },
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": "rematch-accept",
+              disabled: busy,
+              onclick: () => void act(() => api.rematch(matchId, true)),
+            },
+            app.t(offer ? "rematch_accept" : "rematch"),
+          ),
+          offer
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": "rematch-decline",
+                  disabled: busy,
+                  onclick: () => void act(() => api.rematch(matchId, false)),
+                },
+                app.t("rematch_decline"),
+              )
+            : null,
+        ),
+      );
+    }
+    return panel;
   }
 
   function drawLinks(): void {
@@ -383,7 +807,9 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       drawAll();
     },
     destroy() {
+      destroyed = true;
       window.clearTimeout(deadlineTimer);
+      window.clearTimeout(awayTimer);
       socket?.close();
       host.destroy();
     },

@@ -1,6 +1,7 @@
 /**
- * The replay viewer: every step of a match as this seat (or a spectator) could see it, drawn by the
- * game's own view; step with the buttons, the arrow keys, Home and End.
+ * The replay viewer: every step of a match as this seat (the stored token's, else the session
+ * player's) or a spectator could see it, drawn by the game's own view; step with the buttons, the
+ * arrow keys, Home and End.
  */
 import { api, ApiError, seats } from "./api";
 import { h } from "./dom";
@@ -13,7 +14,9 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   let index = 0;
   let error = "";
 
-  const seatName = (seat: number) => seatLabel(app, steps[index]?.match ?? null, seat, key?.seat ?? null);
+  // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
+  const seatName = (seat: number) =>
+    seatLabel(app, steps[index]?.match ?? null, seat, steps[index]?.seat ?? key?.seat ?? null);
   const host = new ViewHost(app, seatName, () => undefined);
   const title = h("h2", { class: "match-title" });
   const position = h("span", { class: "replay-position", "data-testid": "replay-position", "aria-live": "polite" });
@@ -32,7 +35,12 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
       "div",
       { class: "match-page replay" },
       h("div", { class: "match-head" }, title, h("div", { class: "replay-controls" }, buttons, slider, position), move),
-      h("div", { class: "match-body" }, h("main", { class: "board-area" }, host.root), h("aside", { class: "side" }, links)),
+      h(
+        "div",
+        { class: "match-body" },
+        h("main", { class: "board-area" }, host.root),
+        h("aside", { class: "side" }, links),
+      ),
     ),
   );
 
@@ -44,7 +52,12 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
 
   function onKey(event: KeyboardEvent): void {
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
-    const moves: Record<string, number> = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: steps.length - 1 };
+    const moves: Record<string, number> = {
+      ArrowLeft: index - 1,
+      ArrowRight: index + 1,
+      Home: 0,
+      End: steps.length - 1,
+    };
     if (event.key in moves) {
       event.preventDefault();
       go(moves[event.key]);
@@ -59,7 +72,11 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
       h("button", { type: "button", "data-testid": "replay-first", onclick: () => go(0) }, `⏮ ${app.t("first")}`),
       h("button", { type: "button", "data-testid": "replay-prev", onclick: () => go(index - 1) }, `◀ ${app.t("prev")}`),
       h("button", { type: "button", "data-testid": "replay-next", onclick: () => go(index + 1) }, `${app.t("next")} ▶`),
-      h("button", { type: "button", "data-testid": "replay-last", onclick: () => go(steps.length - 1) }, `${app.t("last")} ⏭`),
+      h(
+        "button",
+        { type: "button", "data-testid": "replay-last", onclick: () => go(steps.length - 1) },
+        `${app.t("last")} ⏭`,
+      ),
     );
     slider.max = String(Math.max(0, steps.length - 1));
     slider.value = String(index);

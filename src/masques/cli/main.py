@@ -26,6 +26,7 @@ from .options import load_with_words
 from .output import console, err_console, fail, progress_bar
 from .parts import render_observation, terminal_part
 from .play import TerminalGame, default_record_path, load_record_file, parse_seats, save_record
+from .users import app as users_app
 
 app = typer.Typer(
     name="masques",
@@ -394,7 +395,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         typer.Option(
             envvar="MASQUES_RATE_LIMITS",
             help="Per-client rate limits: 'off', or kind=limit pairs over the defaults, e.g. "
-            "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message).",
+            "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message, "
+            "login, signup).",
         ),
     ] = None,
     max_bot_matches: Annotated[
@@ -414,6 +416,21 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="Seconds a bot decision may take before it is retried, then played a level lower (60).",
         ),
     ] = None,
+    grace_seconds: Annotated[
+        float | None,
+        typer.Option(
+            envvar="MASQUES_GRACE_SECONDS",
+            help="Seconds a player may be away from a running match before the others may give the seat "
+            "to a bot or claim the match; alone, a bot takes it by itself (120).",
+        ),
+    ] = None,
+    open_expiry_seconds: Annotated[
+        float | None,
+        typer.Option(
+            envvar="MASQUES_OPEN_EXPIRY_SECONDS",
+            help="Seconds an open match waits for players before it expires and leaves the lobby (86400).",
+        ),
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -429,6 +446,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             max_bot_matches=max_bot_matches,
             max_spectators=max_spectators,
             bot_timeout=bot_timeout,
+            grace_seconds=grace_seconds,
+            open_expiry_seconds=open_expiry_seconds,
         )
     except ValueError as exc:
         fail(str(exc))
@@ -484,6 +503,7 @@ def add_game_commands(typer_app: typer.Typer) -> None:
         typer_app.add_typer(extra)
 
 
+app.add_typer(users_app)
 add_game_commands(app)
 
 

@@ -232,6 +232,11 @@ class Game(ABC):
     @abstractmethod
     def num_players(self) -> int: ...
 
+    def team_of(self, seat: int) -> int:
+        """The team a seat plays for: seats of one team win and lose together (a resignation is the
+        team's).  By default every seat is a team of its own."""
+        return seat
+
     @property
     @abstractmethod
     def num_distinct_actions(self) -> int: ...

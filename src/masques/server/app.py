@@ -3,7 +3,7 @@
 REST (JSON): ``GET /api/games``; ``POST /api/matches``; ``GET /api/matches``; ``GET /api/matches/{id}``;
 ``POST /api/matches/{id}/join``, ``/leave``, ``/rematch``; ``GET /api/matches/{id}/record``;
 ``GET /api/matches/{id}/replay``.  The browser client (built from ``web/`` into ``static/``) is served
-at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``).
+at ``/`` and on its own routes (``/match/{id}``, ``/match/{id}/replay``, ``/player/{id}``, ``/me``).
 WebSocket: ``/ws/matches/{id}``.  A client first sends ``{"type": "hello", "token": <seat token>}``
 (no token: spectator), so that the token stays out of URLs and logs; the server sends nothing before
 it.  ``?token=...`` in the URL still works (then no hello).  The server sends ``state`` messages (the
@@ -39,6 +39,8 @@ from ..engine import (
     game_names,
     redacted_record,
 )
+from . import people
+from .accounts import COOKIE, LoginGuard
 from .errors import ServerError
 from .limits import Limits, client_key
 from .matches import HUMAN, Client, LiveMatch, Registry
@@ -73,17 +75,28 @@ class CreateMatch(BaseModel):
         description="practice only: allowed when at most one seat is a person (default: a secret deal)",
     )
     turn_seconds: int = Field(default=0, ge=0, le=3600, description="per-turn clock for humans; 0 = none")
+    private: bool = Field(
+        default=False, description="not listed in the lobby; joined by its invite link only"
+    )
 
 
 class JoinMatch(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: Annotated[str, AfterValidator(check_display_name)] = Field(min_length=1, max_length=40)
+    name: Annotated[str, AfterValidator(check_display_name)] | None = Field(
+        default=None, min_length=1, max_length=40, description="required without a session"
+    )
     seat: int | None = Field(default=None, ge=0, lt=16)
+    invite: str | None = Field(default=None, max_length=64, description="a private match's invite code")
+
+
+class RematchAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    accept: bool = True
 
 
 class TokenBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    token: str = Field(min_length=1, max_length=200)
+    token: str | None = Field(default=None, min_length=1, max_length=200, description="without a session")
 
 
 class BodyLimit:
@@ -158,6 +171,7 @@ def create_app(
                 storage, bot_workers=bot_workers, redis_url=redis_url, limits=limits, bot_pool=bot_pool
             )
             app.state.registry = registry
+            app.state.storage = storage
             await registry.start()
             try:
                 yield
@@ -171,6 +185,7 @@ def create_app(
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
+    app.include_router(people.router(LoginGuard()))
 
     def registry_of(request: Request | WebSocket) -> Registry:
         registry: Registry = request.app.state.registry
@@ -200,6 +215,8 @@ def create_app(
     @app.get("/", include_in_schema=False)
     @app.get("/match/{match_id}", include_in_schema=False)
     @app.get("/match/{match_id}/replay", include_in_schema=False)
+    @app.get("/player/{player_id}", include_in_schema=False)
+    @app.get("/me", include_in_schema=False)
     async def client() -> Response:
         """The single-page client: every page of it is the same document."""
         index = STATIC / "index.html"
@@ -222,10 +239,11 @@ def create_app(
         await client_of(request)
         return [{**g, "players": game_class(str(g["name"]))().num_players} for g in game_catalogue()]
 
-    @app.post("/api/matches", status_code=201, responses=errors(400, 403, 404, 413))
+    @app.post("/api/matches", status_code=201, responses=errors(400, 401, 403, 404, 413))
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
         """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
-        only when at most one seat is a person."""
+        only when at most one seat is a person.  A private match's answer carries its invite code."""
+        await people.acting(request)
         owner = await client_of(request, "create")
         if body.game not in game_names():
             raise ServerError(
@@ -237,9 +255,15 @@ def create_app(
             raise ServerError(400, "bad_options", str(exc)) from None
         seats = [s.kind for s in body.seats] if body.seats is not None else [HUMAN] * game.num_players
         match = await registry_of(request).create(
-            body.game, body.options, seats, seed=body.seed, turn_seconds=body.turn_seconds, owner=owner
+            body.game,
+            body.options,
+            seats,
+            seed=body.seed,
+            turn_seconds=body.turn_seconds,
+            owner=owner,
+            private=body.private,
         )
-        return match.summary()
+        return {**match.summary(), "invite": match.invite} if match.private else match.summary()
 
     @app.get("/api/matches", responses=errors(400))
     async def list_matches(
@@ -255,44 +279,88 @@ def create_app(
         await client_of(request)
         return (await registry_of(request).get(match_id)).summary()
 
-    @app.post("/api/matches/{match_id}/join", responses=errors(400, 404, 409, 413))
+    @app.post("/api/matches/{match_id}/join", responses=errors(400, 401, 403, 404, 409, 413))
     async def join(
         match_id: str,
         body: JoinMatch,
         request: Request,
         idempotency_key: Annotated[str | None, Header(min_length=16, max_length=200)] = None,
     ) -> dict[str, Any]:
-        """Take a free human seat; the token is the only key to it (keep it secret).  Send an
-        ``Idempotency-Key`` (16 to 200 characters, random, kept like a password) to retry safely: a
-        retry of a join that went through gets the same seat and token."""
+        """Take a free human seat.  With a session (cookie) the seat is the player's, on any device;
+        without one the token is the only key to it (keep it secret).  Send an ``Idempotency-Key``
+        (16 to 200 characters, random, kept like a password) to retry safely: a retry of a join
+        that went through gets the same seat and token.  A private match needs its ``invite``."""
+        signed = await people.acting(request)
         await client_of(request, "join")
         registry = registry_of(request)
         match = await registry.get(match_id)
-        seat, token = await registry.join(match, body.name.strip() or "player", body.seat, idempotency_key)
+        player = None if signed is None else signed.player
+        given = body.name.strip() if body.name else ""
+        if player is None and not given:
+            raise ServerError(400, "bad_request", "name: a name is needed to join without a session")
+        name = player.name if player is not None and (player.kind == "account" or not given) else given
+        seat, token = await registry.join(
+            match, name, body.seat, idempotency_key, player=player, invite=body.invite
+        )
         return {"match": match.id, "seat": seat, "token": token}
 
-    @app.post("/api/matches/{match_id}/leave", status_code=204, responses=errors(400, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/leave", status_code=204, responses=errors(400, 401, 403, 404, 409, 413)
+    )
     async def leave(match_id: str, body: TokenBody, request: Request) -> None:
+        """Give a seat back before the match starts (by its token, or the session's player)."""
+        match, seat = await seat_request(request, match_id, body.token)
+        await registry_of(request).leave(match, seat)
+
+    async def seat_request(
+        request: Request, match_id: str, token: str | None, *, left: bool = False
+    ) -> tuple[LiveMatch, int]:
+        """The match and the person's seat a request acts for (its token, else its session)."""
+        signed = await people.acting(request)
         await client_of(request)
         registry = registry_of(request)
-        await registry.leave(await registry.get(match_id), body.token)
+        match = await registry.get(match_id)
+        token = one_token(token, request.headers.get("x-seat-token"))
+        return match, registry.seat_for(match, None if signed is None else signed.player, token, left=left)
 
-    @app.post("/api/matches/{match_id}/rematch", status_code=201, responses=errors(404, 413))
-    async def rematch(match_id: str, request: Request) -> dict[str, Any]:
-        """A new match with the same game, options and seat kinds (human seats open again), dealt
-        afresh."""
-        owner = await client_of(request, "create")
-        registry = registry_of(request)
-        old = await registry.get(match_id)
-        new = await registry.create(
-            old.game.name,
-            old.game.options,
-            [s.kind for s in old.seats],
-            rematch_of=old.id,
-            turn_seconds=old.turn_seconds,
-            owner=owner,
-        )
-        return new.summary()
+    @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
+    async def resign(match_id: str, request: Request) -> dict[str, Any]:
+        """Give up: the match ends at once and the other seats win (with teams, the team gives up)."""
+        match, seat = await seat_request(request, match_id, None)
+        await registry_of(request).resign(match, seat)
+        return match.summary()
+
+    @app.post("/api/matches/{match_id}/abort", responses=errors(401, 403, 404, 409, 413))
+    async def abort(match_id: str, request: Request) -> dict[str, Any]:
+        """Call the match off, with no result, while some person has not moved yet."""
+        match, _seat = await seat_request(request, match_id, None)
+        await registry_of(request).abort(match)
+        return match.summary()
+
+    @app.post("/api/matches/{match_id}/claim", responses=errors(401, 403, 404, 409, 413))
+    async def claim(match_id: str, request: Request) -> dict[str, Any]:
+        """End a match that absent players hold up (away longer than the grace period): they lose."""
+        match, seat = await seat_request(request, match_id, None)
+        await registry_of(request).claim(match, seat)
+        return match.summary()
+
+    @app.post("/api/matches/{match_id}/seats/{seat}/bot", responses=errors(400, 401, 403, 404, 409, 413))
+    async def seat_to_bot(match_id: str, seat: int, request: Request) -> dict[str, Any]:
+        """Give an absent player's seat (away longer than the grace period) to a bot."""
+        match, mine = await seat_request(request, match_id, None)
+        await registry_of(request).hand_to_bot(match, mine, seat)
+        return match.summary()
+
+    @app.post("/api/matches/{match_id}/rematch", responses=errors(400, 401, 403, 404, 409, 413))
+    async def rematch(match_id: str, request: Request, body: RematchAnswer | None = None) -> dict[str, Any]:
+        """Answer the finished match's one rematch offer (the first acceptance makes it).  When every
+        person has accepted, one new match starts with the same people and bots, seats turned by
+        one; the old match's ``rematch.match`` names it.  A decline ends the offer."""
+        await client_of(request, "create")  # a rematch may create a match: counted first
+        match, seat = await seat_request(request, match_id, None, left=True)
+        accept = True if body is None else body.accept
+        await registry_of(request).answer_rematch(match, seat, accept)
+        return match.summary()
 
     @app.get("/api/matches/{match_id}/record", responses=errors(400, 403, 404, 409))
     async def record(
@@ -312,7 +380,7 @@ def create_app(
             if match.status != "finished":
                 raise ServerError(409, "not_finished", "the full record is available once the match is over")
             return rec.to_json()
-        seat = match.seat_of_token(token)
+        seat = await viewer_seat(request, match, token)
         try:
             redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, seat))
         except RecordError as exc:  # pragma: no cover - the log always replays
@@ -332,9 +400,16 @@ def create_app(
         token = one_token(token, x_seat_token)
         registry = registry_of(request)
         match = await registry.get(match_id)
-        seat = match.seat_of_token(token)
+        seat = await viewer_seat(request, match, token)
         views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
         return views
+
+    async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
+        """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""
+        if token:
+            return match.seat_of_token(token)
+        signed = await people.optional_session(request)
+        return match.seat_of_player(None if signed is None else signed.player)
 
     @app.websocket("/ws/matches/{match_id}")
     async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:
@@ -347,7 +422,7 @@ def create_app(
                 token, first = await read_hello(websocket)  # nothing is sent before the hello
             await registry.rates.check("connect", key)
             match = await registry.get(match_id)
-            seat = match.seat_of_token(token)
+            seat = match.seat_of_token(token) if token else await session_seat(websocket, match)
             client = Client(seat, websocket.send_text)
             await registry.connect(match, client)
         except WebSocketDisconnect:
@@ -382,6 +457,19 @@ def create_app(
             await registry.disconnect(match, client)
             client.drop()
             pump.cancel()
+
+    async def session_seat(websocket: WebSocket, match: LiveMatch) -> int | None:
+        """The seat of the connection's signed-in player: only for a page of this site (a page
+        elsewhere must not use a visitor's cookie to play for them)."""
+        if COOKIE not in websocket.cookies:
+            return None
+        if not people.same_origin(websocket):
+            raise ServerError(403, "csrf", "a connection from another site's page is refused")
+        try:
+            signed = await people.signed_in(websocket)
+        except ServerError:
+            return None  # a stale cookie watches
+        return match.seat_of_player(None if signed is None else signed.player)
 
     async def _pump(websocket: WebSocket, client: Client) -> None:
         """Write the connection's messages; one too slow to take them is closed (it may reconnect)."""

@@ -15,6 +15,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 CHANNEL = "masques:match:"
+PRESENCE = "masques:here:"
+PRESENCE_TTL = 30
+"""Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 
 
 class Fanout:
@@ -49,6 +52,19 @@ class Fanout:
 
     async def publish(self, match_id: str) -> None:
         await self.client.publish(CHANNEL + match_id, self.origin)
+
+    async def here(self, match_id: str, seats: list[int]) -> None:
+        """Note that these seats are connected to this process (the note lasts PRESENCE_TTL)."""
+        for seat in seats:
+            await self.client.set(f"{PRESENCE}{match_id}:{seat}:{self.origin}", 1, ex=PRESENCE_TTL)
+
+    async def present(self, match_id: str, seat: int) -> bool:
+        """Whether another process noted this seat connected lately."""
+        async for key in self.client.scan_iter(match=f"{PRESENCE}{match_id}:{seat}:*"):
+            name = key.decode() if isinstance(key, bytes) else str(key)
+            if not name.endswith(f":{self.origin}"):
+                return True
+        return False
 
     async def stop(self) -> None:
         if self.task is not None:

@@ -2,7 +2,8 @@
 
 A client is its address (the account, once accounts exist).  Every limit is on by default and can be
 set by a ``masques serve`` flag or an environment variable (``MASQUES_RATE_LIMITS``,
-``MASQUES_MAX_BOT_MATCHES``, ``MASQUES_MAX_SPECTATORS``, ``MASQUES_BOT_TIMEOUT``).  Rate limits use
+``MASQUES_MAX_BOT_MATCHES``, ``MASQUES_MAX_SPECTATORS``, ``MASQUES_BOT_TIMEOUT``,
+``MASQUES_GRACE_SECONDS``, ``MASQUES_OPEN_EXPIRY_SECONDS``, ``MASQUES_ABANDONED_BOT``).  Rate limits use
 the ``limits`` package's moving windows, in memory or, when the servers share a Redis, in Redis so
 that every process counts the same requests.  A refusal is a :class:`ServerError` with status 429 and
 the seconds to wait, which the HTTP layer sends as ``Retry-After``.
@@ -31,6 +32,8 @@ RATE_DEFAULTS: dict[str, str] = {
     "read": "60/minute",  # the heavy reads: listings, records, replays
     "connect": "60/minute",  # WebSocket connections
     "message": "20/second;400/minute",  # WebSocket messages
+    "login": "10/minute;100/hour",  # log-in attempts (failures also back off per username)
+    "signup": "5/minute;30/hour",  # new accounts and guests
 }
 """Default rate limits per client, in the ``limits`` notation (``N/period``, several joined by ';')."""
 
@@ -46,6 +49,13 @@ class Limits:
     """Spectator connections one match accepts (per server process)."""
     bot_timeout: float = 60.0
     """Seconds one bot decision may take before it is retried (then played by a lower level)."""
+    grace_seconds: float = 120.0
+    """Seconds a person may be away from a running match before the others may give their seat to
+    a bot or claim the match (with no other person present, a bot takes it by itself)."""
+    open_expiry_seconds: float = 86400.0
+    """Seconds an open match waits for its players before it expires and leaves the lobby."""
+    abandoned_bot: str = "medium"
+    """The bot level that takes over an abandoned seat."""
     any_seed: bool = False
     """Accept a chosen seed for any match, not only where at most one seat is a person: for an
     operator who deals the same cards at every table of an event (``MASQUES_ANY_SEED=1``)."""
@@ -89,6 +99,8 @@ class Limits:
             ("max_bot_matches", "MASQUES_MAX_BOT_MATCHES"),
             ("max_spectators", "MASQUES_MAX_SPECTATORS"),
             ("bot_timeout", "MASQUES_BOT_TIMEOUT"),
+            ("grace_seconds", "MASQUES_GRACE_SECONDS"),
+            ("open_expiry_seconds", "MASQUES_OPEN_EXPIRY_SECONDS"),
         ):
             if var in env:
                 try:
@@ -102,7 +114,11 @@ class Limits:
             max_bot_matches=int(numbers.get("max_bot_matches", limits.max_bot_matches)),
             max_spectators=int(numbers.get("max_spectators", limits.max_spectators)),
             bot_timeout=numbers.get("bot_timeout", limits.bot_timeout),
+            grace_seconds=numbers.get("grace_seconds", limits.grace_seconds),
+            open_expiry_seconds=numbers.get("open_expiry_seconds", limits.open_expiry_seconds),
         )
+        if "MASQUES_ABANDONED_BOT" in env:
+            limits = replace(limits, abandoned_bot=env["MASQUES_ABANDONED_BOT"].strip())
         given = {k: v for k, v in overrides.items() if v is not None}
         if isinstance(given.get("rates"), str):
             given["rates"] = cls.parse_rates(given["rates"])

@@ -26,6 +26,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -38,7 +39,7 @@ from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .errors import ServerError
 from .fanout import Fanout
 from .limits import Limits, RateLimiter
-from .storage import MatchRow, SeatRow, Storage, hash_token
+from .storage import MatchRow, NewMatch, NewSeat, SeatRow, Storage, aware, hash_token
 
 __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
@@ -54,6 +55,10 @@ IDLE_SECONDS = 30.0
 """A match nobody uses (no connection, no bot, no clock) leaves memory after this long."""
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
+SWEEP_SECONDS = 10.0
+"""How often idle matches leave memory and presence is told to the other server processes."""
+EXPIRY_ROUNDS = 6
+"""Open matches are checked for expiry every this many sweeps."""
 BOT_RETRY_SECONDS = (1.0, 5.0, 30.0)
 """Waits before a bot loop that failed (e.g. the database was away) starts again."""
 
@@ -112,10 +117,33 @@ class Seat:
     kind: str
     name: str | None
     token_hash: str | None
+    player_id: str | None = None  # the player (account or guest) who holds it
+    player_kind: str | None = None  # guest or account
+    away_since: float | None = field(default=None, compare=False)  # epoch s: nobody connected since
 
     @property
     def taken(self) -> bool:
-        return self.kind != HUMAN or self.token_hash is not None
+        return self.kind != HUMAN or self.token_hash is not None or self.player_id is not None
+
+    @property
+    def held(self) -> bool:
+        """A person plays it (not a bot, not free)."""
+        return self.kind == HUMAN and self.person
+
+    @property
+    def person(self) -> bool:
+        """A person holds it, even if a bot plays it for them now (they left; they may come back for
+        the rematch)."""
+        return self.token_hash is not None or self.player_id is not None
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who a cookie-authenticated request comes from."""
+
+    id: str
+    name: str
+    kind: str  # guest or account
 
 
 @dataclass
@@ -133,12 +161,19 @@ class LiveMatch:
     chance: int = 1  # the chance generator's version of the game's seed
     seeded: bool = False  # the creator chose the seed (practice matches only)
     owner: str | None = None  # the client that created the match (the bots' queue is fair between them)
+    private: bool = False  # not listed; joined with the invite code only
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    finished: datetime | None = None
+    end: dict[str, Any] | None = None  # how it ended: reason, losing seats, winners
+    rematch: dict[str, Any] | None = None  # the one rematch offer: answers, new match, declined
+    grace_seconds: float = 120.0
     actors: list[int] = field(default_factory=list)  # the seat that made each action
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
     clock_task: asyncio.Task[None] | None = None
     presence_task: asyncio.Task[None] | None = None
+    away_task: asyncio.Task[None] | None = None
     last_used: float = field(default_factory=time.monotonic)
 
     @property
@@ -149,8 +184,7 @@ class LiveMatch:
         """Whether anything keeps the match in memory: connections, a bot thinking, a clock, a request."""
         return bool(
             self.clients
-            or (self.bot_task is not None and not self.bot_task.done())
-            or (self.clock_task is not None and not self.clock_task.done())
+            or any(t is not None and not t.done() for t in (self.bot_task, self.clock_task, self.away_task))
             or self.lock.locked()
         )
 
@@ -158,6 +192,11 @@ class LiveMatch:
         """Randomness for ``purpose`` (a bot's decision, a clock's move), keyed by the match's secret
         and the purpose: it reveals neither the secret, nor the game's seed, nor another purpose's."""
         return Chance(self._secret(), purpose)
+
+    @property
+    def invite(self) -> str:
+        """The code of the invite link (a private match is joined with it only)."""
+        return f"{derive_seed(self._secret(), 'invite') % 2**80:020x}"
 
     def join_token(self, key: str) -> str:
         """The seat token a join with this Idempotency-Key gets, the same on every retry."""
@@ -182,9 +221,32 @@ class LiveMatch:
                 return number
         raise ServerError(403, "bad_token", "this token does not hold a seat in this match")
 
+    def seat_of_player(self, player: Player | None) -> int | None:
+        """The seat a player holds here (None: a spectator)."""
+        if player is None:
+            return None
+        return next((i for i, s in enumerate(self.seats) if s.player_id == player.id), None)
+
+    def abandoned(self, seat: int, now: float | None = None) -> bool:
+        """A person's seat nobody has been connected to for longer than the grace period."""
+        info = self.seats[seat]
+        now = time.time() if now is None else now
+        return (
+            self.status == "running"
+            and info.held
+            and info.away_since is not None
+            and now - info.away_since >= self.grace_seconds
+        )
+
+    def can_abort(self) -> bool:
+        """A running match may be called off while some person has not moved yet."""
+        moved = set(self.actors)
+        return self.status == "running" and any(s.held and i not in moved for i, s in enumerate(self.seats))
+
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: no hidden information, no tokens."""
         connected = {c.seat for c in self.clients}
+        now = time.time()
         return {
             "id": self.id,
             "game": self.game.name,
@@ -196,8 +258,25 @@ class LiveMatch:
             "turn_seconds": self.turn_seconds,
             "turn_deadline": self.turn_deadline,
             "seeded": self.seeded,
+            "private": self.private,
+            "created": self.created.isoformat(),
+            "finished": None if self.finished is None else self.finished.isoformat(),
+            "end": self.end,
+            "rematch": self.rematch,
+            "can_abort": self.can_abort(),
+            "grace_seconds": self.grace_seconds,
             "seats": [
-                {"seat": i, "kind": s.kind, "name": s.name, "taken": s.taken, "connected": i in connected}
+                {
+                    "seat": i,
+                    "kind": s.kind,
+                    "name": s.name,
+                    "taken": s.taken,
+                    "connected": i in connected,
+                    "player": _player_info(s),
+                    "away_since": s.away_since if i not in connected and self.status == "running" else None,
+                    "abandoned": i not in connected and self.abandoned(i, now),
+                    "person": s.person,
+                }
                 for i, s in enumerate(self.seats)
             ],
             "spectators": sum(1 for c in self.clients if c.seat is None),
@@ -213,7 +292,13 @@ class LiveMatch:
             and state.current_player == seat
             and self.seats[seat].kind == HUMAN
         )
-        return state_view(state, seat, self.summary(), self.actors, your_turn=your_turn)
+        summary = self.summary()
+        if seat is not None and self.private:
+            summary["invite"] = self.invite  # the players may invite; spectators may not
+        view = state_view(state, seat, summary, self.actors, your_turn=your_turn)
+        if self.end is not None and self.end.get("reason") != "played":
+            view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
+        return view
 
     def replay(self, seat: int | None) -> Callable[[], list[dict[str, Any]]]:
         """The view a seat (or a spectator) had after every step, from the first position to now,
@@ -224,6 +309,7 @@ class LiveMatch:
         game, seed, chance = self.game, self.seed, self.chance
         actions, actors = list(self.state.history), list(self.actors)
         summary = self.summary()
+        end = self.end
 
         def views() -> list[dict[str, Any]]:
             state = initial_state(game, seed, chance)
@@ -231,15 +317,25 @@ class LiveMatch:
             for version in range(len(actions) + 1):
                 if version:
                     state.apply(actions[version - 1])
+                last = version == len(actions)
                 step = {
                     **summary,
                     "version": version,
-                    "status": "finished" if state.is_terminal() else "running",
+                    "status": "finished" if state.is_terminal() or (last and end) else "running",
+                    "end": end if last else None,
+                    "rematch": None,
+                    "can_abort": False,
                     "turn_deadline": None,
                     "spectators": 0,
-                    "seats": [{**info, "connected": False} for info in summary["seats"]],
+                    "seats": [
+                        {**info, "connected": False, "away_since": None, "abandoned": False}
+                        for info in summary["seats"]
+                    ],
                 }
-                out.append(state_view(state, seat, step, actors[:version], your_turn=False))
+                view = state_view(state, seat, step, actors[:version], your_turn=False)
+                if last and end and end.get("reason") != "played":
+                    view["result"] = {"scores": None, "winners": end["winners"], "reason": end["reason"]}
+                out.append(view)
             return out
 
         return views
@@ -269,7 +365,11 @@ def state_view(
         "observation": observation,
         "legal": legal,
         "log": recent_log(state, actors, observation),
-        "result": {"scores": state.scores(), "winners": state.winners()} if state.is_terminal() else None,
+        "result": (
+            {"scores": state.scores(), "winners": state.winners(), "reason": "played"}
+            if state.is_terminal()
+            else None
+        ),
     }
 
 
@@ -341,9 +441,21 @@ class Registry:
 
     # -- memory -------------------------------------------------------------------------------
     async def _sweep_forever(self) -> None:
+        rounds = 0
         while True:
-            await asyncio.sleep(IDLE_SECONDS / 3)
+            await asyncio.sleep(SWEEP_SECONDS)
             self.evict_idle()
+            if self.fanout is not None:
+                with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
+                    for match in list(self.matches.values()):
+                        seats = {c.seat for c in match.clients if c.seat is not None}
+                        await self.fanout.here(match.id, sorted(seats))
+            if rounds % EXPIRY_ROUNDS == 0:
+                try:
+                    await self.expire_open()
+                except Exception:
+                    log.exception("expiring open matches failed; trying again later")
+            rounds += 1
 
     def evict_idle(self, idle: float | None = None) -> int:
         """Let go of the matches nobody has used for ``idle`` seconds (default: IDLE_SECONDS); how
@@ -366,6 +478,7 @@ class Registry:
         rematch_of: str | None = None,
         turn_seconds: int = 0,
         owner: str | None = None,
+        private: bool = False,
     ) -> LiveMatch:
         try:
             game = game_class(game_name)(options)
@@ -401,7 +514,13 @@ class Registry:
                         retry_after=30,
                     )
             match = await self._insert(
-                game, seats=seats, seed=seed, rematch_of=rematch_of, turn_seconds=turn_seconds, owner=owner
+                game,
+                seats=seats,
+                seed=seed,
+                rematch_of=rematch_of,
+                turn_seconds=turn_seconds,
+                owner=owner,
+                private=private,
             )
         self.matches[match.id] = match
         await self._maybe_start(match)
@@ -416,29 +535,30 @@ class Registry:
         rematch_of: str | None,
         turn_seconds: int,
         owner: str | None,
+        private: bool,
     ) -> LiveMatch:
         match_id = secrets.token_hex(8)
         secret = new_secret()
         seeded = seed is not None
         seed = derive_seed(secret, "game") if seed is None else seed
         chance = CHANCE_VERSION
-        rows = [(kind, None if kind == HUMAN else kind) for kind in seats]
-        create = partial(
-            self.storage.create_match,
+        spec = NewMatch(
             match_id,
             game.name,
             game.rules_in_force,
             game.options,
             seed=seed,
-            seats=rows,
+            seats=[NewSeat(kind, None if kind == HUMAN else kind) for kind in seats],
             rematch_of=rematch_of,
             turn_seconds=turn_seconds,
             secret=f"{secret:064x}",
             chance=chance,
             seeded=seeded,
             owner=owner,
+            private=private,
         )
-        await asyncio.to_thread(create)
+        await asyncio.to_thread(self.storage.create_match, spec)
+        created = spec.created
         return LiveMatch(
             match_id,
             game,
@@ -452,6 +572,9 @@ class Registry:
             chance=chance,
             seeded=seeded,
             owner=owner,
+            private=private,
+            created=created,
+            grace_seconds=self.limits.grace_seconds,
         )
 
     async def get(self, match_id: str) -> LiveMatch:
@@ -469,6 +592,7 @@ class Registry:
         await self._maybe_start(match)  # a crash between the last join and the start
         if match.status == "running":
             self._schedule_bots(match)
+            self._watch_away(match)
         return match
 
     def _load(self, match_id: str) -> LiveMatch:
@@ -484,13 +608,12 @@ class Registry:
         log_rows = self.storage.log(match_id)
         for _, action in log_rows:
             state.apply(action)
-        seats = [Seat(s.kind, s.name, s.token_hash) for s in self.storage.seats(match_id)]
         match = LiveMatch(
             match_id,
             game,
             row.the_seed,
             row.status,
-            seats,
+            self._seats_from_storage(match_id),
             state,
             row.rematch_of,
             row.turn_seconds or 0,
@@ -498,9 +621,19 @@ class Registry:
             chance=row.chance,
             seeded=bool(row.seeded),
             owner=row.owner,
+            grace_seconds=self.limits.grace_seconds,
         )
+        _copy_row(match, row)
         match.actors = [seat for seat, _ in log_rows]
+        now = time.time()
+        for seat in match.seats:
+            seat.away_since = now if seat.held else None  # nobody is connected yet
         return match
+
+    def _seats_from_storage(self, match_id: str) -> list[Seat]:
+        rows = self.storage.seats(match_id)
+        kinds = self.storage.player_kinds([r.player_id for r in rows if r.player_id])
+        return [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
 
     async def resume_all(self) -> None:
         """After a restart: reload running matches so their bots and clocks carry on."""
@@ -511,24 +644,70 @@ class Registry:
     async def listing(self, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
         """The lobby, from the database: a match in memory shows who is connected, the others none."""
         rows = await asyncio.to_thread(self.storage.listing, statuses)
+        return await self._summaries(rows)
+
+    async def _summaries(self, rows: list[tuple[MatchRow, list[SeatRow], int]]) -> list[dict[str, Any]]:
+        ids = [seat.player_id for _, seats, _ in rows for seat in seats if seat.player_id]
+        kinds = await asyncio.to_thread(self.storage.player_kinds, ids) if ids else {}
         out = []
         for row, seats, version in rows:
             live = self.matches.get(row.id)
-            out.append(live.summary() if live is not None else row_summary(row, seats, version))
+            if live is not None:
+                out.append(live.summary())
+            else:
+                out.append(row_summary(row, seats, version, kinds, self.limits.grace_seconds))
+        return out
+
+    async def player_matches(self, player: Player) -> list[dict[str, Any]]:
+        """The open and running matches a player holds a seat in, those waiting for their move
+        first, each with ``my_seat`` and ``my_turn``."""
+        rows = await asyncio.to_thread(self.storage.player_matches, player.id, ("open", "running"))
+        out = []
+        for summary, (row, seats, _) in zip(await self._summaries(rows), rows, strict=True):
+            mine = next(s.seat for s in seats if s.player_id == player.id)
+            live = await self.get(row.id) if row.status == "running" else None
+            my_turn = (
+                live is not None
+                and live.status == "running"
+                and not live.state.is_terminal()
+                and live.state.current_player == mine
+                and live.seats[mine].kind == HUMAN
+            )
+            out.append({**summary, "my_seat": mine, "my_turn": my_turn})
+        out.sort(key=lambda m: not m["my_turn"])  # stable: most recent first within each group
         return out
 
     async def join(
-        self, match: LiveMatch, name: str, seat: int | None, join_key: str | None = None
+        self,
+        match: LiveMatch,
+        name: str,
+        seat: int | None,
+        join_key: str | None = None,
+        *,
+        player: Player | None = None,
+        invite: str | None = None,
     ) -> tuple[int, str]:
-        """A free human seat and its token.  With an Idempotency-Key, a retry of a join that went
-        through (its answer lost) gets the same seat and the same token."""
+        """A free human seat and its token; with a player, the seat is theirs (on any device).
+        With an Idempotency-Key, a retry of a join that went through (its answer lost) gets the
+        same seat and the same token.  A private match needs its invite code."""
         key_hash = hash_token(f"join-key/{join_key}") if join_key else None
+        if match.private:
+            if not invite:
+                raise ServerError(
+                    403, "invite_required", "this match is private: join it with its invite link"
+                )
+            if not secrets.compare_digest(invite, match.invite):
+                raise ServerError(403, "bad_invite", "this invite code is not this match's")
         async with match.lock:
             if key_hash is not None:
                 done = await self._joined_with(match, key_hash, name, seat)
                 if done is not None:
                     return done, match.join_token(str(join_key))
-            free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and s.token_hash is None]
+            if player is not None and match.seat_of_player(player) is not None:
+                raise ServerError(409, "already_seated", "you already hold a seat in this match")
+            if match.status == "expired":
+                raise ServerError(409, "expired", "this match expired before its players came")
+            free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and not s.taken]
             if seat is None:
                 if not free:
                     raise ServerError(409, "no_free_seat", "every human seat is taken")
@@ -538,10 +717,17 @@ class Registry:
             if seat not in free:
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
             token = match.join_token(join_key) if join_key and match.secret else secrets.token_urlsafe(32)
-            claim = partial(self.storage.claim_seat, match.id, seat, name, token, key_hash)
+            player_id = None if player is None else player.id
+            claim = partial(
+                self.storage.claim_seat, match.id, seat, name, token, key_hash, player_id=player_id
+            )
             if not await asyncio.to_thread(claim):
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
-            match.seats[seat] = Seat(HUMAN, name, hash_token(token))
+            match.seats[seat] = Seat(
+                HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
+            )
+            if not any(c.seat == seat for c in match.clients):
+                match.seats[seat].away_since = time.time()
         await self._maybe_start(match)
         await self.broadcast(match)
         if self.fanout is not None:
@@ -558,10 +744,8 @@ class Registry:
                 return row.seat
         return None
 
-    async def leave(self, match: LiveMatch, token: str) -> None:
+    async def leave(self, match: LiveMatch, seat: int) -> None:
         async with match.lock:
-            seat = match.seat_of_token(token)
-            assert seat is not None
             if match.status != "open":
                 raise ServerError(409, "started", "the match has started: your seat stays yours")
             await asyncio.to_thread(self.storage.release_seat, match.id, seat)
@@ -575,6 +759,17 @@ class Registry:
             match.status = "running"
             await asyncio.to_thread(self.storage.set_status, match.id, "running")
             self._schedule_bots(match)
+            self._watch_away(match)
+
+    async def reload_seats(self, match_ids: list[str]) -> None:
+        """Seats changed hands in storage (a guest logged in): matches in memory read them again."""
+        for match_id in match_ids:
+            match = self.matches.get(match_id)
+            if match is None:
+                continue
+            async with match.lock:
+                await self._catch_up(match)
+            await self._changed(match)
 
     async def heavy_read(self, job: Callable[[], Any]) -> Any:
         """Run a costly read (a replay, a record) off the event loop, one at a time per process."""
@@ -591,6 +786,8 @@ class Registry:
         if isinstance(version, bool) or not isinstance(version, int):
             raise ServerError(400, "bad_version", "'version' must be an integer")
         async with match.lock:
+            if match.seats[seat].kind != HUMAN:
+                raise ServerError(409, "seat_is_bot", "a bot plays this seat now")
             await self._commit(match, seat, action, version)
         await self.broadcast(match)
         self._schedule_bots(match)
@@ -608,9 +805,21 @@ class Registry:
             trial.apply(action)
         except ActionError as exc:
             raise ServerError(422, "illegal_action", exc.reason) from None
-        status = "finished" if trial.is_terminal() else None
+        status, end = None, None
+        if trial.is_terminal():
+            winners = trial.winners()
+            status = "finished"
+            end = {
+                "reason": "played",
+                "seats": [s for s in range(len(match.seats)) if s not in winners],
+                "winners": winners,
+            }
+        now = datetime.now(UTC)
+        append = partial(
+            self.storage.append_action, match.id, match.version, seat, action, status, end=end, at=now
+        )
         try:
-            await asyncio.to_thread(self.storage.append_action, match.id, match.version, seat, action, status)
+            await asyncio.to_thread(append)
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.
@@ -623,7 +832,7 @@ class Registry:
         match.actors.append(seat)
         match.last_used = time.monotonic()
         if status:
-            match.status = status
+            match.status, match.end, match.finished = status, end, now
         if self.fanout is not None:
             await self.fanout.publish(match.id)
 
@@ -638,12 +847,16 @@ class Registry:
             match.state.apply(action)
             match.actors.append(seat)
             changed = True
-        seats = [Seat(r.kind, r.name, r.token_hash) for r in rows]
+        kinds = await asyncio.to_thread(self.storage.player_kinds, [r.player_id for r in rows])
+        seats = [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
         if seats != match.seats:
+            for new, old in zip(seats, match.seats, strict=True):
+                new.away_since = old.away_since
             match.seats = seats
             changed = True
-        if row is not None and row.status != match.status:
+        if row is not None and (row.status, row.end, row.rematch) != (match.status, match.end, match.rematch):
             match.status = row.status
+            _copy_row(match, row)
             changed = True
         return changed
 
@@ -657,6 +870,193 @@ class Registry:
         if changed:
             await self.broadcast(match)
             self._schedule_bots(match)
+
+    # -- the end of a match without its last move -----------------------------------------------
+    def seat_for(
+        self, match: LiveMatch, player: Player | None, token: str | None, *, left: bool = False
+    ) -> int:
+        """The person's seat a request acts for: its token's, else its player's; 403 for anyone else.
+        ``left``: also a seat a bot took over from its person (who may still answer a rematch)."""
+        seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+        if seat is None or not (match.seats[seat].held or (left and match.seats[seat].person)):
+            raise ServerError(403, "not_seated", "only a player of this match may do this")
+        return seat
+
+    async def resign(self, match: LiveMatch, seat: int) -> None:
+        """The seat (its team, where there are teams) gives up: the match ends and every other seat wins."""
+        await self._end(
+            match, ended(match.game, "resigned", [seat]), "you can resign only while the match is played"
+        )
+
+    async def abort(self, match: LiveMatch) -> None:
+        if not match.can_abort():
+            raise ServerError(
+                409,
+                "cannot_abort",
+                "a match can be aborted only while it is played and some player has not moved yet",
+            )
+        await self._end(match, ended(match.game, "aborted", []), "")
+
+    async def claim(self, match: LiveMatch, seat: int) -> None:
+        """A present player ends a match that absent players hold up: the absent seats lose."""
+        gone = [i for i in range(len(match.seats)) if i != seat and match.abandoned(i)]
+        if not gone:
+            raise ServerError(409, "not_abandoned", "nobody has been away longer than the grace period")
+        await self._end(match, ended(match.game, "claimed", gone), "the match is not being played")
+
+    async def hand_to_bot(self, match: LiveMatch, by: int, seat: int) -> None:
+        """Give an abandoned seat to a bot (asked by another player, or by the server itself)."""
+        if not 0 <= seat < len(match.seats):
+            raise ServerError(404, "no_seat", f"seats are 0..{len(match.seats) - 1}")
+        if seat == by:
+            raise ServerError(409, "not_abandoned", "you are here: your seat is not abandoned")
+        async with match.lock:
+            if not match.abandoned(seat):
+                raise ServerError(
+                    409, "not_abandoned", f"seat {seat} has not been away longer than the grace period"
+                )
+            await self._to_bot(match, seat)
+        await self._changed(match)
+        self._schedule_bots(match)
+
+    async def _to_bot(self, match: LiveMatch, seat: int) -> None:
+        level = self.limits.abandoned_bot
+        name = match.seats[seat].name or level
+        await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name)
+        match.seats[seat].kind = level
+        match.seats[seat].away_since = None
+        log.info("match %s: seat %s was abandoned and goes to the %s bot", match.id, seat, level)
+
+    async def _end(self, match: LiveMatch, end: dict[str, Any], not_running: str) -> None:
+        async with match.lock:
+            if match.status != "running":
+                raise ServerError(409, "not_running", not_running or "the match is not being played")
+            now = datetime.now(UTC)
+            if not await asyncio.to_thread(self.storage.end_match, match.id, end, "finished", now):
+                await self._catch_up(match)
+                raise ServerError(409, "not_running", "the match has just ended")
+            match.status, match.end, match.finished = "finished", end, now
+            match.turn_deadline = None
+            for task in (match.clock_task, match.bot_task, match.away_task):
+                if task is not None and task is not asyncio.current_task():
+                    task.cancel()
+        await self._changed(match)
+
+    async def _changed(self, match: LiveMatch) -> None:
+        await self.broadcast(match)
+        if self.fanout is not None:
+            await self.fanout.publish(match.id)
+
+    async def answer_rematch(self, match: LiveMatch, seat: int, accept: bool) -> None:
+        """One player's answer to the match's one rematch offer.  When every person has accepted,
+        one new match starts: the same game, options, clock, people and bots, seats turned by one."""
+        if match.status != "finished":
+            raise ServerError(409, "not_finished", "a rematch is offered once the match is over")
+        humans = [i for i, s in enumerate(match.seats) if s.person]
+        n = len(match.seats)
+        old_rows = {r.seat: r for r in await asyncio.to_thread(self.storage.seats, match.id)}
+        seats: list[NewSeat] = [NewSeat(HUMAN)] * n
+        for i, info in enumerate(match.seats):
+            row = old_rows[i]
+            kind = HUMAN if info.person else info.kind  # a person a bot stood in for plays again
+            seats[(i + 1) % n] = NewSeat(kind, info.name, row.token_hash, row.player_id)
+        secret = new_secret()
+        game = type(match.game)(match.game.options)  # today's rules, whatever the old match's were
+        spec = NewMatch(
+            secrets.token_hex(8),
+            game.name,
+            game.rules_in_force,
+            game.options,
+            seed=derive_seed(secret, "game"),
+            seats=seats,
+            rematch_of=match.id,
+            turn_seconds=match.turn_seconds,
+            secret=f"{secret:064x}",
+            chance=CHANCE_VERSION,
+            owner=match.owner,
+            private=match.private,
+            status="running",
+        )
+        async with match.lock:
+            try:
+                offer = await asyncio.to_thread(
+                    self.storage.answer_rematch, match.id, seat, accept, humans, spec
+                )
+            except LookupError as exc:
+                code = str(exc.args[0])
+                message = {
+                    "already_answered": "you have answered this rematch offer already",
+                    "rematch_declined": "the rematch was declined: this match has no other offer",
+                }[code]
+                raise ServerError(409, code, message) from None
+            match.rematch = offer
+        if offer.get("match"):
+            await self.get(str(offer["match"]))  # start its bots now
+        await self._changed(match)
+
+    # -- presence, abandonment and expiry --------------------------------------------------------
+    def _watch_away(self, match: LiveMatch) -> None:
+        """Make sure someone wakes when an absent person's grace period runs out."""
+        if match.status != "running":
+            return
+        if any(s.held and s.away_since is not None for s in match.seats) and (
+            match.away_task is None or match.away_task.done()
+        ):
+            match.away_task = asyncio.get_running_loop().create_task(self._away_forever(match))
+
+    async def _away_forever(self, match: LiveMatch) -> None:
+        """Sleep until the next grace period ends; then tell everyone, and with no other person
+        present, give the absent seats to a bot so that the match goes on."""
+        told: set[int] = set()
+        while match.status == "running":
+            connected = {c.seat for c in match.clients}
+            away = {
+                i: s.away_since
+                for i, s in enumerate(match.seats)
+                if s.held and s.away_since is not None and i not in connected
+            }
+            if not away:
+                return
+            now = time.time()
+            due = [i for i, since in away.items() if now - since >= match.grace_seconds]
+            if not due:
+                wake = min(away.values()) + match.grace_seconds - now
+                await asyncio.sleep(max(0.05, wake))
+                continue
+            due = [i for i in due if not await self._present_elsewhere(match, i)]
+            present = [i for i, s in enumerate(match.seats) if s.held and i not in away]
+            if due and not present:
+                async with match.lock:
+                    for seat in due:
+                        if match.abandoned(seat):
+                            await self._to_bot(match, seat)
+                await self._changed(match)
+                self._schedule_bots(match)
+                continue
+            if set(due) - told:
+                told |= set(due)
+                await self._changed(match)  # the others may now give the seat away or claim
+            await asyncio.sleep(max(1.0, match.grace_seconds / 10))
+
+    async def _present_elsewhere(self, match: LiveMatch, seat: int) -> bool:
+        """Whether another server process has this seat connected (then its grace starts over)."""
+        if self.fanout is None or not await self.fanout.present(match.id, seat):
+            return False
+        match.seats[seat].away_since = time.time()
+        return True
+
+    async def expire_open(self) -> int:
+        """Open matches older than the expiry leave the lobby; how many."""
+        limit = datetime.now(UTC) - timedelta(seconds=self.limits.open_expiry_seconds)
+        ids = await asyncio.to_thread(self.storage.stale_open_matches, limit)
+        for match_id in ids:
+            end = {"reason": "expired", "seats": [], "winners": []}
+            if await asyncio.to_thread(self.storage.end_match, match_id, end, "expired"):
+                live = self.matches.get(match_id)
+                if live is not None:
+                    live.status, live.end = "expired", end
+                    await self._changed(live)
+        return len(ids)
 
     # -- bots and clocks ----------------------------------------------------------------------
     def _schedule_bots(self, match: LiveMatch) -> None:
@@ -785,6 +1185,10 @@ class Registry:
                 )
         match.clients.add(client)
         match.last_used = time.monotonic()
+        if client.seat is not None:
+            match.seats[client.seat].away_since = None
+            if self.fanout is not None:
+                await self.fanout.here(match.id, [client.seat])
         client.deliver(match.view(client.seat))
         self._presence_changed(match, client)
 
@@ -793,6 +1197,10 @@ class Registry:
             return
         match.clients.discard(client)
         match.last_used = time.monotonic()
+        seat = client.seat
+        if seat is not None and not any(c.seat == seat for c in match.clients):
+            match.seats[seat].away_since = time.time()
+            self._watch_away(match)
         self._presence_changed(match, None if client.seat is None else client)
 
     def sync(self, match: LiveMatch, client: Client) -> None:
@@ -822,12 +1230,42 @@ class Registry:
                 match.clients.discard(client)
 
 
+def _copy_row(match: LiveMatch, row: MatchRow) -> None:
+    """The match's lifecycle fields as storage has them."""
+    match.private = bool(row.private)
+    match.created = aware(row.created)
+    match.finished = None if row.finished is None else aware(row.finished)
+    match.end = row.end
+    match.rematch = row.rematch
+
+
+def _player_info(seat: Seat | SeatRow, kind: str | None = None) -> dict[str, Any] | None:
+    if seat.player_id is None:
+        return None
+    kind = kind if kind is not None else getattr(seat, "player_kind", None)
+    return {"id": seat.player_id, "name": seat.name, "kind": kind}
+
+
+def ended(game: Game, reason: str, losers: list[int]) -> dict[str, Any]:
+    """How a match that did not reach its end ended: ``losers`` (and their teams) lose, every other
+    seat wins; an aborted match has no winner."""
+    if reason == "aborted":
+        return {"reason": reason, "seats": [], "winners": []}
+    teams = {game.team_of(seat) for seat in losers}
+    seats = [s for s in range(game.num_players) if game.team_of(s) in teams]
+    winners = [s for s in range(game.num_players) if game.team_of(s) not in teams]
+    return {"reason": reason, "seats": seats, "winners": winners}
+
+
 def presence_of(match: LiveMatch) -> dict[str, Any]:
     return {"type": "presence", "match": match.summary()}
 
 
-def row_summary(row: MatchRow, seats: list[SeatRow], version: int) -> dict[str, Any]:
-    """A lobby entry from storage alone, as :meth:`LiveMatch.summary` writes it (nobody connected)."""
+def row_summary(
+    row: MatchRow, seats: list[SeatRow], version: int, kinds: dict[str, str], grace_seconds: float
+) -> dict[str, Any]:
+    """A lobby entry from storage alone, as :meth:`LiveMatch.summary` writes it (nobody connected;
+    ``kinds``: the kind of each player seated)."""
     try:
         title = game_class(row.game).title
     except EngineError:
@@ -843,13 +1281,24 @@ def row_summary(row: MatchRow, seats: list[SeatRow], version: int) -> dict[str, 
         "turn_seconds": row.turn_seconds or 0,
         "turn_deadline": None,
         "seeded": bool(row.seeded),
+        "private": bool(row.private),
+        "created": aware(row.created).isoformat(),
+        "finished": None if row.finished is None else aware(row.finished).isoformat(),
+        "end": row.end,
+        "rematch": row.rematch,
+        "can_abort": False,
+        "grace_seconds": grace_seconds,
         "seats": [
             {
                 "seat": s.seat,
                 "kind": s.kind,
                 "name": s.name,
-                "taken": s.kind != HUMAN or s.token_hash is not None,
+                "taken": s.kind != HUMAN or s.token_hash is not None or s.player_id is not None,
                 "connected": False,
+                "player": _player_info(s, kinds.get(s.player_id or "")),
+                "away_since": None,
+                "abandoned": False,
+                "person": s.token_hash is not None or s.player_id is not None,
             }
             for s in seats
         ],

@@ -1,7 +1,7 @@
 """The OpenAPI schema says what the routes really answer.
 
 Every refusal is ``{"code", "message"}`` (:class:`ErrorBody`; a 429 adds ``retry_after``) with 400,
-403, 404, 409, 413 or 429;
+401, 403, 404, 409, 413 or 429;
 malformed input is a 400 (the app turns FastAPI's validation errors into it), so FastAPI's 422 and
 its validation-error schemas are taken out.  Every ``/api`` route may answer 429 with a
 ``Retry-After`` header (the rate limits).
@@ -32,9 +32,12 @@ class RetryBody(ErrorBody):
 
 WHY = {
     400: "Malformed request: a field, option, query or header is missing, of the wrong type or out of range",
-    403: "Not allowed: the token holds no seat here, or a seed was chosen for a match with people",
-    404: "No such match, game or seat",
-    409: "Refused in the match's current state (a seat taken, the match started or not finished)",
+    401: "Not signed in: wrong username or password, or the session cookie has ended or is forged",
+    403: "Not allowed: no seat here, a missing CSRF token, a private match without its invite, a "
+    "disabled account, or a seed chosen for a match with people",
+    404: "No such match, game, seat or player",
+    409: "Refused in the current state (a seat taken, the match started or not finished, a username "
+    "taken, a rematch already answered)",
     413: "The request body is over the size limit",
 }
 

@@ -17,8 +17,9 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,11 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes (stored as UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 class MatchRow(Base):
     __tablename__ = "matches"
 
@@ -70,6 +76,10 @@ class MatchRow(Base):
     chance: Mapped[int] = mapped_column(Integer, default=1)  # the chance generator's version
     seeded: Mapped[bool] = mapped_column(Boolean, default=False)  # the creator chose the seed
     owner: Mapped[str | None] = mapped_column(String(40), nullable=True)  # the creating client's key
+    private: Mapped[bool] = mapped_column(Boolean, default=False)  # joined by invite only, not listed
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    end: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # how it ended, who won
+    rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # the one offer
 
     @property
     def the_seed(self) -> int:
@@ -88,6 +98,33 @@ class SeatRow(Base):
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     join_key: Mapped[str | None] = mapped_column(String(64), nullable=True)  # hash of an Idempotency-Key
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), nullable=True, index=True)
+
+
+class PlayerRow(Base):
+    """A person: an account (username and password) or a guest (a cookie only)."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)  # public (player pages)
+    kind: Mapped[str] = mapped_column(String(8))  # guest, account
+    name: Mapped[str] = mapped_column(String(40))  # shown at the table; an account's is its username
+    username_key: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)  # casefolded
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class AuthSessionRow(Base):
+    """A signed-in browser: the cookie's token is stored hashed, so a copy of the database signs no one in."""
+
+    __tablename__ = "auth_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class ActionRow(Base):
@@ -104,6 +141,70 @@ class ActionRow(Base):
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class NewSeat:
+    kind: str  # human or a bot kind
+    name: str | None = None
+    token_hash: str | None = None  # a held seat (a rematch's) keeps its holder's token
+    player_id: str | None = None
+
+
+@dataclass
+class NewMatch:
+    """Everything a new match's rows hold."""
+
+    match_id: str
+    game: str
+    rules_version: str
+    options: dict[str, Any]
+    seed: int
+    seats: list[NewSeat]
+    rematch_of: str | None = None
+    turn_seconds: int = 0
+    secret: str | None = None
+    chance: int = 1
+    seeded: bool = False
+    owner: str | None = None
+    private: bool = False
+    status: str = "open"
+    created: datetime = field(default_factory=_now)
+
+
+def _add_match(s: Session, spec: NewMatch) -> None:
+    legacy = spec.chance == 1 and 0 <= spec.seed < 2**31
+    s.add(
+        MatchRow(
+            id=spec.match_id,
+            game=spec.game,
+            rules_version=spec.rules_version,
+            options=spec.options,
+            seed=spec.seed if legacy else 0,
+            game_seed=None if legacy else str(spec.seed),
+            status=spec.status,
+            rematch_of=spec.rematch_of,
+            turn_seconds=spec.turn_seconds,
+            secret=spec.secret,
+            chance=spec.chance,
+            seeded=spec.seeded,
+            owner=spec.owner,
+            private=spec.private,
+            created=spec.created,
+        )
+    )
+    s.flush()  # the match row before its seats (PostgreSQL checks the foreign key at once)
+    for number, seat in enumerate(spec.seats):
+        s.add(
+            SeatRow(
+                match_id=spec.match_id,
+                seat=number,
+                kind=seat.kind,
+                name=seat.name,
+                token_hash=seat.token_hash,
+                player_id=seat.player_id,
+            )
+        )
 
 
 class Storage:
@@ -134,43 +235,9 @@ class Storage:
             yield session
 
     # -- matches ------------------------------------------------------------------------------
-    def create_match(
-        self,
-        match_id: str,
-        game: str,
-        rules_version: str,
-        options: dict[str, Any],
-        *,
-        seed: int,
-        seats: list[tuple[str, str | None]],
-        rematch_of: str | None = None,
-        turn_seconds: int = 0,
-        secret: str | None = None,
-        chance: int = 1,
-        seeded: bool = False,
-        owner: str | None = None,
-    ) -> None:
-        legacy = chance == 1 and 0 <= seed < 2**31
+    def create_match(self, spec: NewMatch) -> None:
         with self.session() as s:
-            s.add(
-                MatchRow(
-                    id=match_id,
-                    game=game,
-                    rules_version=rules_version,
-                    options=options,
-                    seed=seed if legacy else 0,
-                    game_seed=None if legacy else str(seed),
-                    status="open",
-                    rematch_of=rematch_of,
-                    turn_seconds=turn_seconds,
-                    secret=secret,
-                    chance=chance,
-                    seeded=seeded,
-                    owner=owner,
-                )
-            )
-            for number, (kind, name) in enumerate(seats):
-                s.add(SeatRow(match_id=match_id, seat=number, kind=kind, name=name))
+            _add_match(s, spec)
 
     def match(self, match_id: str) -> MatchRow | None:
         with self.session() as s:
@@ -187,18 +254,15 @@ class Storage:
             return list(rows)
 
     def listing(
-        self, statuses: tuple[str, ...], limit: int = 200
+        self, statuses: tuple[str, ...], limit: int = 200, *, ids: list[str] | None = None
     ) -> list[tuple[MatchRow, list[SeatRow], int]]:
-        """The lobby's rows, most recent first, with their seats and versions (no replay)."""
+        """The lobby's rows (public matches), or the matches ``ids``: most recent first, with their
+        seats and versions (no replay)."""
         with self.session() as s:
-            rows = list(
-                s.scalars(
-                    select(MatchRow)
-                    .where(MatchRow.status.in_(statuses))
-                    .order_by(MatchRow.created.desc())
-                    .limit(limit)
-                )
-            )
+            query = select(MatchRow).where(MatchRow.status.in_(statuses))
+            chosen = MatchRow.private.is_(False) if ids is None else MatchRow.id.in_(ids)
+            query = query.where(chosen)
+            rows = list(s.scalars(query.order_by(MatchRow.created.desc()).limit(limit)))
             ids = [row.id for row in rows]
             seats: dict[str, list[SeatRow]] = {match_id: [] for match_id in ids}
             versions: dict[str, int] = {}
@@ -251,7 +315,14 @@ class Storage:
             return [(int(seat), int(action)) for seat, action in rows]
 
     def claim_seat(
-        self, match_id: str, seat: int, name: str, token: str, join_key: str | None = None
+        self,
+        match_id: str,
+        seat: int,
+        name: str,
+        token: str,
+        join_key: str | None = None,
+        *,
+        player_id: str | None = None,
     ) -> bool:
         """Give a free human seat to a player; False if it was taken meanwhile."""
         with self.session() as s:
@@ -263,6 +334,7 @@ class Storage:
             row.name = name
             row.token_hash = hash_token(token)
             row.join_key = join_key
+            row.player_id = player_id
             return True
 
     def release_seat(self, match_id: str, seat: int) -> None:
@@ -271,6 +343,7 @@ class Storage:
             row.name = None
             row.token_hash = None
             row.join_key = None
+            row.player_id = None
 
     def set_status(self, match_id: str, status: str) -> None:
         with self.session() as s:
@@ -278,8 +351,18 @@ class Storage:
             if row is not None:
                 row.status = status
 
-    def append_action(self, match_id: str, number: int, seat: int, action: int, status: str | None) -> None:
-        """Commit one action (and the match's new status) in one transaction.
+    def append_action(
+        self,
+        match_id: str,
+        number: int,
+        seat: int,
+        action: int,
+        status: str | None,
+        *,
+        end: dict[str, Any] | None = None,
+        at: datetime | None = None,
+    ) -> None:
+        """Commit one action (and the match's new status, and how it ended) in one transaction.
 
         The unique (match, number) constraint makes a second writer of the same version fail, so
         two server processes can never both apply an action at the same position.
@@ -290,6 +373,204 @@ class Storage:
                 row = s.get(MatchRow, match_id)
                 if row is not None:
                     row.status = status
+                    if end is not None:
+                        row.end, row.finished = end, at or _now()
+
+    def end_match(
+        self, match_id: str, end: dict[str, Any], status: str = "finished", at: datetime | None = None
+    ) -> bool:
+        """End a match that is running (or open, for expiry) without an action: resigned, aborted,
+        claimed, expired.  False if it had ended already (another process was first)."""
+        with self.session() as s:
+            row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
+            if row is None or row.status in ("finished", "expired"):
+                return False
+            row.status, row.end, row.finished = status, end, at or _now()
+            return True
+
+    def set_seat_kind(self, match_id: str, seat: int, kind: str, name: str) -> None:
+        """A human seat handed to a bot: its holder and token no longer play it."""
+        with self.session() as s:
+            row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
+            row.kind, row.name = kind, name
+
+    def answer_rematch(
+        self, match_id: str, seat: int, accept: bool, humans: list[int], new_match: NewMatch
+    ) -> dict[str, Any]:
+        """Record one player's answer to the match's rematch offer, in one transaction with the new
+        match when this answer is the last acceptance (so two last answers cannot make two matches).
+        Raises LookupError("already_answered" | "rematch_declined") and changes nothing."""
+        with self.session() as s:
+            row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one()
+            offer = dict(row.rematch or {"answers": {}, "match": None, "declined": False})
+            answers = dict(offer["answers"])
+            if offer["declined"]:
+                raise LookupError("rematch_declined")
+            if str(seat) in answers:
+                raise LookupError("already_answered")
+            answers[str(seat)] = accept
+            offer["answers"] = answers
+            if not accept:
+                offer["declined"] = True
+            elif all(answers.get(str(h)) for h in humans):
+                _add_match(s, new_match)
+                offer["match"] = new_match.match_id
+            row.rematch = offer
+            return offer
+
+    def history(self, player_id: str, limit: int = 100) -> list[tuple[MatchRow, list[SeatRow]]]:
+        """A player's finished matches, most recent first, with every seat."""
+        with self.session() as s:
+            held = select(SeatRow.match_id).where(SeatRow.player_id == player_id)
+            rows = list(
+                s.scalars(
+                    select(MatchRow)
+                    .where(MatchRow.id.in_(held), MatchRow.status == "finished")
+                    .order_by(MatchRow.finished.desc(), MatchRow.created.desc())
+                    .limit(limit)
+                )
+            )
+            ids = [r.id for r in rows]
+            seats: dict[str, list[SeatRow]] = {i: [] for i in ids}
+            if ids:
+                held_seats = select(SeatRow).where(SeatRow.match_id.in_(ids)).order_by(SeatRow.seat)
+                for seat in s.scalars(held_seats):
+                    seats[seat.match_id].append(seat)
+            return [(r, seats[r.id]) for r in rows]
+
+    def stale_open_matches(self, older_than: datetime) -> list[str]:
+        with self.session() as s:
+            return list(
+                s.scalars(select(MatchRow.id).where(MatchRow.status == "open", MatchRow.created < older_than))
+            )
+
+    # -- players and sessions ----------------------------------------------------------------
+    def create_player(
+        self,
+        player_id: str,
+        kind: str,
+        name: str,
+        *,
+        username_key: str | None = None,
+        password_hash: str | None = None,
+    ) -> PlayerRow:
+        """A new player; an account whose username is taken raises IntegrityError."""
+        with self.session() as s:
+            row = PlayerRow(
+                id=player_id, kind=kind, name=name, username_key=username_key, password_hash=password_hash
+            )
+            s.add(row)
+        return row
+
+    def player(self, player_id: str) -> PlayerRow | None:
+        with self.session() as s:
+            return s.get(PlayerRow, player_id)
+
+    def player_by_username(self, key: str) -> PlayerRow | None:
+        with self.session() as s:
+            return s.scalars(select(PlayerRow).where(PlayerRow.username_key == key)).one_or_none()
+
+    def players(self) -> list[PlayerRow]:
+        with self.session() as s:
+            accounts = select(PlayerRow).where(PlayerRow.kind == "account").order_by(PlayerRow.name)
+            return list(s.scalars(accounts))
+
+    def make_account(self, player_id: str, username: str, key: str, password_hash: str) -> list[str]:
+        """Turn a guest into an account (it keeps its seats, now under its username); the matches
+        concerned.  IntegrityError if the name is taken."""
+        with self.session() as s:
+            row = s.get(PlayerRow, player_id)
+            if row is None:  # pragma: no cover - the session's player exists
+                raise LookupError(player_id)
+            row.kind, row.name, row.username_key, row.password_hash = "account", username, key, password_hash
+            seats = list(s.scalars(select(SeatRow).where(SeatRow.player_id == player_id)))
+            for seat in seats:
+                seat.name = username
+            return sorted({seat.match_id for seat in seats})
+
+    def update_player(
+        self, player_id: str, *, password_hash: str | None = None, disabled: bool | None = None
+    ) -> None:
+        with self.session() as s:
+            row = s.get(PlayerRow, player_id)
+            if row is None:
+                raise LookupError(player_id)
+            if password_hash is not None:
+                row.password_hash = password_hash
+            if disabled is not None:
+                row.disabled = disabled
+
+    def rename_guest(self, player_id: str, name: str) -> None:
+        with self.session() as s:
+            row = s.get(PlayerRow, player_id)
+            if row is not None and row.kind == "guest":
+                row.name = name
+
+    def move_seats(self, from_player: str, to_player: str, name: str) -> list[str]:
+        """Hand a guest's seats to the account it logged in to; the matches concerned."""
+        with self.session() as s:
+            moved = list(s.scalars(select(SeatRow).where(SeatRow.player_id == from_player)))
+            for seat in moved:
+                seat.player_id, seat.name = to_player, name
+            return sorted({seat.match_id for seat in moved})
+
+    def player_kinds(self, ids: Sequence[str | None]) -> dict[str, str]:
+        """The kind (guest, account) of each of these players."""
+        wanted = sorted({i for i in ids if i})
+        if not wanted:
+            return {}
+        with self.session() as s:
+            rows = s.execute(select(PlayerRow.id, PlayerRow.kind).where(PlayerRow.id.in_(wanted)))
+            return {str(i): str(k) for i, k in rows}
+
+    def create_auth_session(self, token_hash: str, player_id: str, csrf: str) -> None:
+        with self.session() as s:
+            s.add(AuthSessionRow(token_hash=token_hash, player_id=player_id, csrf=csrf))
+
+    def auth_session(
+        self, token_hash: str, idle_seconds: float, touch_seconds: float
+    ) -> tuple[AuthSessionRow, PlayerRow] | None:
+        """The live session and its player (an idle session is ended here), its last use noted."""
+        with self.session() as s:
+            row = s.get(AuthSessionRow, token_hash)
+            if row is None:
+                return None
+            now = _now()
+            if (now - aware(row.last_seen)).total_seconds() > idle_seconds:
+                s.delete(row)
+                return None
+            player = s.get(PlayerRow, row.player_id)
+            if player is None or player.disabled:
+                return None
+            if (now - aware(row.last_seen)).total_seconds() > touch_seconds:
+                row.last_seen = now
+            return row, player
+
+    def end_auth_sessions(self, player_id: str, *, keep: str | None = None, only: str | None = None) -> None:
+        """End a player's sessions (all but ``keep``, or only ``only``)."""
+        with self.session() as s:
+            query = select(AuthSessionRow).where(AuthSessionRow.player_id == player_id)
+            if only is not None:
+                query = query.where(AuthSessionRow.token_hash == only)
+            for row in s.scalars(query):
+                if row.token_hash != keep:
+                    s.delete(row)
+
+    def player_matches(
+        self, player_id: str, statuses: tuple[str, ...], limit: int = 200
+    ) -> list[tuple[MatchRow, list[SeatRow], int]]:
+        """The matches a player holds a seat in, most recent first, as :meth:`listing` gives them."""
+        with self.session() as s:
+            held = select(SeatRow.match_id).where(SeatRow.player_id == player_id)
+            ids = list(
+                s.scalars(
+                    select(MatchRow.id)
+                    .where(MatchRow.id.in_(held), MatchRow.status.in_(statuses))
+                    .order_by(MatchRow.created.desc())
+                    .limit(limit)
+                )
+            )
+        return self.listing(statuses, limit, ids=ids) if ids else []
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -16,12 +16,40 @@ export interface LegalAction {
   move: unknown;
 }
 
+/** Who holds a seat (an account or a guest); null for bots, open seats and token-only seats. */
+export interface SeatPlayer {
+  id: string;
+  name: string;
+  kind: "guest" | "account";
+}
+
 export interface SeatSummary {
   seat: number;
   kind: string; // "human" or a bot level
   name: string | null;
   taken: boolean;
   connected: boolean;
+  player?: SeatPlayer | null;
+  /** Epoch seconds since a human seat has had nobody connected (null while someone is). */
+  away_since?: number | null;
+  /** Away longer than the grace period: the others may give the seat to a bot or claim the match. */
+  abandoned?: boolean;
+  /** A person holds the seat (even if a bot plays it for them now): they answer the rematch. */
+  person?: boolean;
+}
+
+/** How a finished match ended: the losing (resigned, abandoned) seats and the winners. */
+export interface MatchEnd {
+  reason: "played" | "resigned" | "aborted" | "claimed" | "timeout" | string;
+  seats: number[];
+  winners: number[];
+}
+
+/** The one rematch offer of a finished match: each human seat's answer, and the new match once all accept. */
+export interface RematchOffer {
+  answers: Record<string, boolean>;
+  match: string | null;
+  declined: boolean;
 }
 
 export interface MatchSummary {
@@ -29,7 +57,7 @@ export interface MatchSummary {
   game: string;
   title: string;
   options: Record<string, unknown>;
-  status: "open" | "running" | "finished";
+  status: "open" | "running" | "finished" | "expired";
   version: number;
   rematch_of: string | null;
   turn_seconds: number;
@@ -38,6 +66,18 @@ export interface MatchSummary {
   seeded?: boolean;
   seats: SeatSummary[];
   spectators: number;
+  /** ISO dates of the creation and of the end (null before it). */
+  created?: string;
+  finished?: string | null;
+  /** Not listed in the lobby; joined with the invite code. */
+  private?: boolean;
+  /** The invite code, in the views of seated players (and the creation's answer) of a private match. */
+  invite?: string;
+  end?: MatchEnd | null;
+  grace_seconds?: number;
+  rematch?: RematchOffer | null;
+  /** Whether the match may still be aborted (running, some human has not moved), when the server says. */
+  can_abort?: boolean;
 }
 
 export interface LogEntry {
@@ -58,8 +98,11 @@ export interface MatchView {
   observation: unknown;
   legal: LegalAction[];
   log: LogEntry[];
-  /** Once the game is over: the engine's `scores()` per seat and `winners()`; null before. */
-  result: { scores: number[]; winners: number[] } | null;
+  /** Once the match is over: the engine's `scores()` per seat (null when the game did not reach its
+   * end: resigned, aborted, claimed), the winners and how it ended; null before. */
+  result: { scores: number[] | null; winners: number[]; reason?: string } | null;
+  /** A private match's invite code, for its seated players. */
+  invite?: string;
 }
 
 export type Lang = "en" | "fr";

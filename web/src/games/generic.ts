@@ -187,7 +187,9 @@ class GenericView implements GameView {
       this.resultBox.replaceChildren();
       return;
     }
-    const { scores, winners } = view.result;
+    const { winners } = view.result;
+    // No scores when the game did not reach its end (resigned, aborted, claimed): a dash per seat.
+    const scores = view.result.scores ?? view.match.seats.map(() => "—");
     this.resultBox.replaceChildren(
       h("h3", {}, t("result")),
       h(

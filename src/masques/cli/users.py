@@ -1,0 +1,131 @@
+"""``masques users``: the operator's accounts tool (no mail server needed).
+
+It works on the server's database directly, also while the server runs: the server reads accounts and
+sessions from the database on every request, so a disabled account or a reset password takes effect
+at once (its sessions end).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+from sqlalchemy.exc import IntegrityError
+
+from .output import console, fail
+
+if TYPE_CHECKING:
+    from ..server.storage import PlayerRow, Storage
+
+app = typer.Typer(name="users", help="List, create, reset or disable player accounts.", no_args_is_help=True)
+
+Database = Annotated[
+    str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir, as `serve`).")
+]
+PasswordStdin = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the password from standard input (for scripts).")
+]
+
+
+def _storage(database: str | None) -> Storage:
+    from ..server.storage import Storage
+    from .main import default_database_url
+
+    storage = Storage(database or default_database_url())
+    storage.migrate()
+    return storage
+
+
+def _password(from_stdin: bool, username: str) -> str:
+    from ..server import accounts
+    from ..server.errors import ServerError
+
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        accounts.check_password(password, username)
+    except ServerError as exc:
+        fail(exc.message)
+    return password
+
+
+def _account(storage: Storage, username: str) -> PlayerRow:
+    from ..server import accounts
+
+    row = storage.player_by_username(accounts.username_key(username))
+    if row is None or row.kind != "account":
+        fail(f"no account named {username!r}")
+    return row
+
+
+@app.command("list")
+def list_users(database: Database = None) -> None:
+    """Every account: username, player id, creation date, and whether it is disabled."""
+    storage = _storage(database)
+    table = Table("username", "id", "created", "status")
+    for row in storage.players():
+        status = "disabled" if row.disabled else "ok"
+        table.add_row(row.name, row.id, row.created.strftime("%Y-%m-%d %H:%M"), status)
+    console.print(table)
+
+
+@app.command()
+def create(username: str, database: Database = None, password_stdin: PasswordStdin = False) -> None:
+    """Create an account (the password is asked twice, or read from standard input)."""
+    import asyncio
+
+    from ..server import accounts
+    from ..server.errors import ServerError
+
+    try:
+        accounts.check_username(username)
+    except ServerError as exc:
+        fail(exc.message)
+    storage = _storage(database)
+    password = _password(password_stdin, username)
+    digest = asyncio.run(accounts.hash_password(password))
+    try:
+        row = storage.create_player(
+            accounts.new_player_id(),
+            "account",
+            username,
+            username_key=accounts.username_key(username),
+            password_hash=digest,
+        )
+    except IntegrityError:
+        fail(f"the username {username!r} is taken")
+    console.print(f"created account {username} (player id {row.id})")
+
+
+@app.command("reset-password")
+def reset_password(username: str, database: Database = None, password_stdin: PasswordStdin = False) -> None:
+    """Set a new password for an account; its sessions end (it logs in again)."""
+    import asyncio
+
+    from ..server import accounts
+
+    storage = _storage(database)
+    row = _account(storage, username)
+    password = _password(password_stdin, row.name)
+    storage.update_player(row.id, password_hash=asyncio.run(accounts.hash_password(password)))
+    storage.end_auth_sessions(row.id)
+    console.print(f"new password set for {row.name}; its sessions have ended")
+
+
+@app.command()
+def disable(
+    username: str,
+    database: Database = None,
+    enable: Annotated[bool, typer.Option("--enable", help="Enable the account again instead.")] = False,
+) -> None:
+    """Disable an account (it can no longer log in, its sessions end), or enable it again."""
+    storage = _storage(database)
+    row = _account(storage, username)
+    storage.update_player(row.id, disabled=not enable)
+    if not enable:
+        storage.end_auth_sessions(row.id)
+    console.print(f"{row.name} is {'enabled' if enable else 'disabled'}")

@@ -1,0 +1,238 @@
+"""Who a request comes from: accounts, guests and their sign-in sessions.
+
+A player is an account (a username and an Argon2id hash of its password) or a guest (a cookie only,
+which can later become an account and keep its matches).  A signed-in browser holds a random session
+token in an HttpOnly, SameSite=Lax cookie; the server keeps only its hash, with the session's CSRF
+token, which the client reads from ``GET /api/me`` and sends back in ``X-CSRF-Token`` on every
+cookie-authenticated request that changes something.  Requests without the cookie (API clients with
+seat tokens) are not cookie-authenticated and need no CSRF token; a request whose ``Origin`` names
+another site is refused whatever it carries.
+
+Failed log-ins slow down: after a few failures for one username or one address, the next attempt
+must wait, doubling each time (:class:`LoginGuard`).  Passwords and tokens are never logged and
+never sent back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from .errors import ServerError
+
+COOKIE = "masques_session"
+CSRF_HEADER = "x-csrf-token"
+SESSION_IDLE_SECONDS = 30 * 24 * 3600
+"""A session nobody used for this long is over."""
+SESSION_TOUCH_SECONDS = 300
+"""A session's last use is written at most this often (reads stay reads)."""
+
+HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+"""Argon2id with OWASP's first recommended setting (19 MiB, 2 passes, 1 lane); the cost of one
+hash on the machine at hand is measured by ``benchmarks/login.py``.  Hashes made with other
+parameters are upgraded at the next log-in."""
+
+USERNAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
+USERNAME_RULE = "3 to 20 characters: letters, digits, '_' and '-', starting with a letter"
+MIN_PASSWORD = 8
+MAX_PASSWORD = 200
+COMMON_PASSWORDS = frozenset(
+    [
+        "password",
+        "password1",
+        "password12",
+        "password123",
+        "passw0rd",
+        "p@ssw0rd",
+        "12345678",
+        "123456789",
+        "1234567890",
+        "12345678910",
+        "123123123",
+        "987654321",
+        "11111111",
+        "00000000",
+        "88888888",
+        "qwertyui",
+        "qwertyuiop",
+        "qwerty123",
+        "qwerty12",
+        "1qaz2wsx",
+        "1q2w3e4r",
+        "1q2w3e4r5t",
+        "zaq12wsx",
+        "azerty123",
+        "azertyuiop",
+        "motdepasse",
+        "iloveyou",
+        "iloveyou1",
+        "sunshine",
+        "princess",
+        "football",
+        "baseball",
+        "welcome1",
+        "welcome123",
+        "abc12345",
+        "abcd1234",
+        "superman",
+        "trustno1",
+        "letmein1",
+        "letmein123",
+        "starwars",
+        "whatever",
+        "dragon123",
+        "monkey123",
+        "master123",
+        "shadow123",
+        "michael1",
+        "jennifer",
+        "computer",
+        "internet",
+        "samsung1",
+        "changeme",
+        "changeme1",
+        "default1",
+        "secret12",
+        "asdfghjk",
+        "asdfghjkl",
+        "zxcvbnm1",
+        "q1w2e3r4",
+        "1234qwer",
+        "qwer1234",
+        "hallo123",
+        "passwort",
+        "schatz123",
+        "masques1",
+    ]
+)
+"""Passwords that a guess list tries first; each is at least :data:`MIN_PASSWORD` long."""
+
+
+def username_key(username: str) -> str:
+    """The form usernames are compared in (``Ann`` and ``ann`` are one account)."""
+    return username.casefold()
+
+
+def check_username(username: str) -> str:
+    if not USERNAME.fullmatch(username):
+        raise ServerError(400, "bad_username", f"a username has {USERNAME_RULE}")
+    return username
+
+
+def check_password(password: str, username: str | None) -> None:
+    """Refuse a password that is short, over-long, the username, one repeated character, or common."""
+    if len(password) < MIN_PASSWORD:
+        raise ServerError(400, "weak_password", f"a password has at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise ServerError(400, "weak_password", f"a password has at most {MAX_PASSWORD} characters")
+    lowered = password.casefold()
+    if username is not None and username_key(username) in lowered:
+        raise ServerError(400, "weak_password", "a password may not contain the username")
+    if len(set(password)) < 3 or lowered in COMMON_PASSWORDS:
+        raise ServerError(
+            400, "weak_password", "this password is among the first ones guessed: choose another"
+        )
+
+
+async def hash_password(password: str) -> str:
+    """The Argon2id hash (off the event loop: it is costly on purpose)."""
+    return await asyncio.to_thread(HASHER.hash, password)
+
+
+async def verify_password(stored: str | None, password: str) -> bool:
+    if stored is None:
+        await asyncio.to_thread(HASHER.hash, password)  # the same cost: no timing hint of a guest
+        return False
+    try:
+        return await asyncio.to_thread(HASHER.verify, stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(stored: str) -> bool:
+    return HASHER.check_needs_rehash(stored)
+
+
+def new_player_id() -> str:
+    return secrets.token_hex(8)
+
+
+def new_session_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def new_csrf() -> str:
+    return secrets.token_hex(16)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(f"session/{token}".encode()).hexdigest()
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    until: float = 0.0  # monotonic time before which no attempt is heard
+
+
+class LoginGuard:
+    """Backoff on failed log-ins, per username and per client address (this process's memory).
+
+    The first :data:`FREE` failures of a username (:data:`FREE_ADDRESS` of an address) cost nothing;
+    each one after makes the next attempt wait twice as long as the last, up to :data:`LONGEST`
+    seconds.  A success clears the username's count."""
+
+    FREE = 4
+    FREE_ADDRESS = 20
+    """An address may be many people's (a school, a phone network): it gets more failures free."""
+    FIRST_WAIT = 2.0
+    LONGEST = 900.0
+    KEEP = 3600.0  # a failure older than this is forgotten
+
+    def __init__(self) -> None:
+        self._failures: dict[str, _Failures] = {}
+        self._seen: dict[str, float] = {}
+
+    def check(self, *keys: str) -> None:
+        """Raise 429 with the seconds to wait if any key is in its backoff."""
+        now = time.monotonic()
+        wait = max((self._failures[k].until - now for k in keys if k in self._failures), default=0.0)
+        if wait > 0:
+            seconds = math.ceil(wait)
+            raise ServerError(
+                429,
+                "too_many_attempts",
+                f"too many failed attempts: try again in {seconds} s",
+                retry_after=seconds,
+            )
+
+    def failed(self, *keys: str) -> None:
+        now = time.monotonic()
+        self._forget_old(now)
+        for key in keys:
+            entry = self._failures.setdefault(key, _Failures())
+            entry.count += 1
+            self._seen[key] = now
+            free = self.FREE_ADDRESS if key.startswith("ip:") else self.FREE
+            if entry.count > free:
+                entry.until = now + min(self.LONGEST, self.FIRST_WAIT * 2 ** (entry.count - free - 1))
+
+    def succeeded(self, key: str) -> None:
+        self._failures.pop(key, None)
+        self._seen.pop(key, None)
+
+    def _forget_old(self, now: float) -> None:
+        if len(self._seen) < 10_000:
+            return
+        for key, seen in list(self._seen.items()):
+            if now - seen > self.KEEP:
+                self._failures.pop(key, None)
+                self._seen.pop(key, None)

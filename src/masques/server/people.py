@@ -1,0 +1,341 @@
+"""The HTTP routes of players: guests, sign-up, log-in and out, passwords, "my matches", player pages;
+and the request dependencies that tell who a request comes from (see ``accounts.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Request, Response
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import HTTPConnection
+
+from ..engine import EngineError, game_class
+from . import accounts
+from .accounts import COOKIE, CSRF_HEADER, LoginGuard
+from .errors import ServerError
+from .limits import client_key
+from .matches import Player, Registry
+from .schema import errors
+from .security import check_display_name
+from .storage import PlayerRow, Storage, aware
+
+GUEST_NAME = "Guest"
+
+
+class GuestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: Annotated[str, AfterValidator(check_display_name)] | None = Field(
+        default=None, min_length=1, max_length=40
+    )
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    username: str = Field(min_length=1, max_length=40)
+    password: str = Field(min_length=1, max_length=accounts.MAX_PASSWORD)
+
+
+class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    old_password: str = Field(min_length=1, max_length=accounts.MAX_PASSWORD)
+    new_password: str = Field(min_length=1, max_length=accounts.MAX_PASSWORD)
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """A request's live session: the player, the session's key (hashed) and its CSRF token."""
+
+    player: Player
+    token_hash: str
+    csrf: str
+
+
+def _player(row: PlayerRow) -> Player:
+    return Player(row.id, row.name, row.kind)
+
+
+def me(signed: SignedIn | None) -> dict[str, Any]:
+    if signed is None:
+        return {"player": None, "csrf": None}
+    p = signed.player
+    return {
+        "player": {
+            "id": p.id,
+            "name": p.name,
+            "kind": p.kind,
+            "username": p.name if p.kind == "account" else None,
+        },
+        "csrf": signed.csrf,
+    }
+
+
+async def signed_in(connection: HTTPConnection) -> SignedIn | None:
+    """The request's session, or None without a cookie.  A cookie that names no live session (forged,
+    expired, logged out, a disabled account) is refused: 401 ``bad_session``."""
+    token = connection.cookies.get(COOKIE)
+    if not token:
+        return None
+    storage: Storage = connection.app.state.storage
+    digest = accounts.token_hash(token)
+    found = await asyncio.to_thread(
+        storage.auth_session, digest, accounts.SESSION_IDLE_SECONDS, accounts.SESSION_TOUCH_SECONDS
+    )
+    if found is None:
+        raise ServerError(401, "bad_session", "this session has ended or is not valid: log in again")
+    session, player = found
+    return SignedIn(_player(player), digest, session.csrf)
+
+
+def same_origin(connection: HTTPConnection) -> bool:
+    """Whether the request's Origin (if it sends one) is this server's own host."""
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return True
+    host = connection.headers.get("host", "")
+    return origin != "null" and urlsplit(origin).netloc.lower() == host.lower()
+
+
+async def acting(request: Request) -> SignedIn | None:
+    """The session of a request that changes something: its CSRF token checked, its origin ours."""
+    if not same_origin(request):
+        raise ServerError(403, "csrf", "a request from another site's page is refused")
+    signed = await signed_in(request)
+    if signed is not None:
+        given = request.headers.get(CSRF_HEADER, "")
+        if not given or not secrets.compare_digest(given, signed.csrf):
+            raise ServerError(
+                403, "csrf", f"a request with a session cookie needs the session's {CSRF_HEADER} header"
+            )
+    return signed
+
+
+async def optional_session(request: Request) -> SignedIn | None:
+    """For reads: a stale cookie counts as none (the page still loads)."""
+    try:
+        return await signed_in(request)
+    except ServerError:
+        return None
+
+
+def _set_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=accounts.SESSION_IDLE_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+async def _open_session(request: Request, response: Response, player: PlayerRow) -> dict[str, Any]:
+    storage: Storage = request.app.state.storage
+    token, csrf = accounts.new_session_token(), accounts.new_csrf()
+    await asyncio.to_thread(storage.create_auth_session, accounts.token_hash(token), player.id, csrf)
+    _set_cookie(request, response, token)
+    return me(SignedIn(_player(player), accounts.token_hash(token), csrf))
+
+
+def router(guard: LoginGuard) -> APIRouter:
+    api = APIRouter()
+
+    def storage_of(request: Request) -> Storage:
+        storage: Storage = request.app.state.storage
+        return storage
+
+    def registry_of(request: Request) -> Registry:
+        registry: Registry = request.app.state.registry
+        return registry
+
+    async def limit(request: Request, *kinds: str) -> str:
+        key = client_key(request.client.host if request.client else None)
+        for kind in ("api", *kinds):
+            await registry_of(request).rates.check(kind, key)
+        return key
+
+    @api.get("/api/me")
+    async def who_am_i(request: Request, response: Response) -> dict[str, Any]:
+        """The signed-in player (null when none) and the CSRF token to send with changes."""
+        await limit(request)
+        try:
+            return me(await signed_in(request))
+        except ServerError:
+            response.delete_cookie(COOKIE, path="/")
+            return me(None)
+
+    @api.post("/api/guest", responses=errors(400, 401, 403, 413))
+    async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
+        """Play without an account: a guest identity kept by a cookie (it may become an account)."""
+        signed = await acting(request)
+        name = body.name.strip() if body.name and body.name.strip() else None
+        if signed is not None:
+            if name and signed.player.kind == "guest":
+                await asyncio.to_thread(storage_of(request).rename_guest, signed.player.id, name)
+                return me(SignedIn(Player(signed.player.id, name, "guest"), signed.token_hash, signed.csrf))
+            return me(signed)
+        await limit(request, "signup")
+        row = await asyncio.to_thread(
+            storage_of(request).create_player, accounts.new_player_id(), "guest", name or GUEST_NAME
+        )
+        return await _open_session(request, response, row)
+
+    @api.post("/api/signup", status_code=201, responses=errors(400, 401, 403, 409, 413))
+    async def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        """A new account; a guest who signs up keeps their matches."""
+        signed = await acting(request)
+        await limit(request, "signup")
+        username = accounts.check_username(body.username)
+        accounts.check_password(body.password, username)
+        storage = storage_of(request)
+        key = accounts.username_key(username)
+        if await asyncio.to_thread(storage.player_by_username, key) is not None:
+            raise ServerError(409, "username_taken", f"the username {username!r} is taken")
+        digest = await accounts.hash_password(body.password)
+        try:
+            if signed is not None and signed.player.kind == "guest":
+                moved = await asyncio.to_thread(storage.make_account, signed.player.id, username, key, digest)
+                await asyncio.to_thread(storage.end_auth_sessions, signed.player.id)
+                await registry_of(request).reload_seats(moved)
+                row = await asyncio.to_thread(storage.player, signed.player.id)
+            else:
+                row = await asyncio.to_thread(
+                    storage.create_player,
+                    accounts.new_player_id(),
+                    "account",
+                    username,
+                    username_key=key,
+                    password_hash=digest,
+                )
+        except IntegrityError:
+            raise ServerError(409, "username_taken", f"the username {username!r} is taken") from None
+        assert row is not None
+        return await _open_session(request, response, row)
+
+    @api.post("/api/login", responses=errors(400, 401, 403, 413))
+    async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        """Log in; a guest's seats move to the account."""
+        signed = await acting(request)
+        address = await limit(request, "login")
+        key = accounts.username_key(body.username)
+        guard.check(f"user:{key}", address)
+        storage = storage_of(request)
+        row = await asyncio.to_thread(storage.player_by_username, key)
+        if row is None or not await accounts.verify_password(row.password_hash, body.password):
+            guard.failed(f"user:{key}", address)
+            raise ServerError(401, "bad_credentials", "wrong username or password")
+        if row.disabled:
+            raise ServerError(403, "account_disabled", "this account is disabled")
+        guard.succeeded(f"user:{key}")
+        if row.password_hash is not None and accounts.needs_rehash(row.password_hash):
+            rehashed = await accounts.hash_password(body.password)
+            await asyncio.to_thread(storage.update_player, row.id, password_hash=rehashed)
+        if signed is not None:
+            if signed.player.kind == "guest" and signed.player.id != row.id:
+                moved = await asyncio.to_thread(storage.move_seats, signed.player.id, row.id, row.name)
+                await registry_of(request).reload_seats(moved)
+            await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
+        return await _open_session(request, response, row)
+
+    @api.post("/api/logout", status_code=204, responses=errors(401, 403, 413))
+    async def logout(request: Request, response: Response) -> None:
+        signed = await acting(request)
+        if signed is not None:
+            storage = storage_of(request)
+            await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
+        response.delete_cookie(COOKIE, path="/")
+
+    @api.post("/api/password", status_code=204, responses=errors(400, 401, 403, 413))
+    async def change_password(body: PasswordChange, request: Request) -> None:
+        """A new password; the account's other sessions end."""
+        signed = await acting(request)
+        address = await limit(request, "login")
+        if signed is None:
+            raise ServerError(401, "no_session", "log in first")
+        if signed.player.kind != "account":
+            raise ServerError(403, "not_an_account", "a guest has no password: sign up to choose one")
+        storage = storage_of(request)
+        key = f"user:{accounts.username_key(signed.player.name)}"
+        guard.check(key, address)
+        row = await asyncio.to_thread(storage.player, signed.player.id)
+        if row is None or not await accounts.verify_password(row.password_hash, body.old_password):
+            guard.failed(key, address)
+            raise ServerError(401, "bad_credentials", "the current password is wrong")
+        accounts.check_password(body.new_password, signed.player.name)
+        digest = await accounts.hash_password(body.new_password)
+        await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
+        await asyncio.to_thread(storage.end_auth_sessions, row.id, keep=signed.token_hash)
+
+    @api.get("/api/me/matches", responses=errors(401))
+    async def my_matches(request: Request) -> list[dict[str, Any]]:
+        """The open and running matches the player holds a seat in, those waiting for them first."""
+        await limit(request, "read")
+        signed = await signed_in(request)
+        if signed is None:
+            return []
+        return await registry_of(request).player_matches(signed.player)
+
+    @api.get("/api/players/{player_id}", responses=errors(404))
+    async def player_page(player_id: str, request: Request) -> dict[str, Any]:
+        """A player's finished matches (private ones only to the player), most recent first."""
+        await limit(request, "read")
+        storage = storage_of(request)
+        row = await asyncio.to_thread(storage.player, player_id) if len(player_id) <= 16 else None
+        if row is None:
+            raise ServerError(404, "no_player", "no such player")
+        viewer = await optional_session(request)
+        own = viewer is not None and viewer.player.id == row.id
+        history = await asyncio.to_thread(storage.history, row.id)
+        matches = []
+        for match, seats in history:
+            if match.private and not own:
+                continue
+            mine = next(s for s in seats if s.player_id == row.id)
+            try:
+                title = game_class(match.game).title
+            except EngineError:
+                title = match.game
+            matches.append(
+                {
+                    "id": match.id,
+                    "game": match.game,
+                    "title": title,
+                    "options": match.options,
+                    "created": aware(match.created).isoformat(),
+                    "finished": None if match.finished is None else aware(match.finished).isoformat(),
+                    "seat": mine.seat,
+                    "opponents": [
+                        {"seat": s.seat, "name": s.name, "kind": s.kind, "player": s.player_id}
+                        for s in seats
+                        if s.seat != mine.seat
+                    ],
+                    "result": result_for(match.end, mine.seat, len(seats)),
+                    "end": match.end,
+                }
+            )
+        return {
+            "id": row.id,
+            "name": row.name,
+            "kind": row.kind,
+            "created": aware(row.created).isoformat(),
+            "matches": matches,
+        }
+
+    return api
+
+
+def result_for(end: dict[str, Any] | None, seat: int, seats: int) -> str | None:
+    """won, lost, draw (every seat won, or none did in a played end) or aborted; None if unknown."""
+    if end is None:
+        return None
+    if end.get("reason") == "aborted":
+        return "aborted"
+    winners = list(end.get("winners", []))
+    if len(winners) in (0, seats):
+        return "draw"
+    return "won" if seat in winners else "lost"

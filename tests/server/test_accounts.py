@@ -1,0 +1,317 @@
+"""Accounts, guests and sessions: sign-up, log-in, log-out, password change, CSRF, backoff, and
+seats that follow the player to another device.  Every refusal is a 4xx with a code and changes
+nothing (read back)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+from masques_server_support import PASSWORD, browser, error, login, signed, signup, unique  # type: ignore[import-not-found]
+from sqlalchemy import create_engine, text
+
+from masques.server.accounts import COOKIE
+
+
+def rows(url: str, query: str, **params: Any) -> list[Any]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(text(query), params))
+    finally:
+        engine.dispose()
+
+
+def test_sign_up_log_out_log_in_and_change_password(server: Any) -> None:
+    name = unique("Ann")
+    with browser(server) as ann, browser(server) as other_device:
+        me = signup(ann, name)
+        assert me["player"]["kind"] == "account" and me["player"]["username"] == name
+        cookie = ann.cookies[COOKIE]
+        assert PASSWORD not in str(me) and cookie not in str(me)
+        assert ann.get("/api/me").json()["player"]["id"] == me["player"]["id"]
+        stored = rows(
+            server.database_url, "select password_hash from players where id = :i", i=me["player"]["id"]
+        )
+        assert stored[0][0].startswith("$argon2id$") and PASSWORD not in stored[0][0]
+
+        login(other_device, name.upper())  # usernames compare without case
+        assert other_device.get("/api/me").json()["player"]["id"] == me["player"]["id"]
+
+        assert ann.post("/api/logout").status_code == 204
+        assert ann.get("/api/me").json() == {"player": None, "csrf": None}
+        ann.cookies.set(COOKIE, cookie)  # the old cookie, kept by someone: the session has ended
+        error(ann.post("/api/matches", json={"game": "masker"}), 401, "bad_session")
+        ann.cookies.clear()
+
+        error(
+            ann.post("/api/login", json={"username": name, "password": PASSWORD + "x"}),
+            401,
+            "bad_credentials",
+        )
+        error(
+            ann.post("/api/login", json={"username": unique("nobody"), "password": PASSWORD}),
+            401,
+            "bad_credentials",
+        )
+        login(ann, name)
+
+        change = {"old_password": "wrong-password-1", "new_password": "another-Pass-77"}
+        error(ann.post("/api/password", json=change), 401, "bad_credentials")
+        error(
+            ann.post("/api/password", json={"old_password": PASSWORD, "new_password": "short"}),
+            400,
+            "weak_password",
+        )
+        assert ann.post("/api/password", json={**change, "old_password": PASSWORD}).status_code == 204
+        assert ann.get("/api/me").json()["player"]["username"] == name  # this session goes on
+        assert other_device.get("/api/me").json()["player"] is None  # the others have ended
+        error(ann.post("/api/login", json={"username": name, "password": PASSWORD}), 401, "bad_credentials")
+        login(ann, name, "another-Pass-77")
+
+
+@pytest.mark.parametrize(
+    ("username", "password", "code"),
+    [
+        ("ab", PASSWORD, "bad_username"),
+        ("9lives", PASSWORD, "bad_username"),
+        ("has space", PASSWORD, "bad_username"),
+        ("x" * 21, PASSWORD, "bad_username"),
+        ("<script>", PASSWORD, "bad_username"),
+        ("validname", "short1", "weak_password"),
+        ("validname", "password123", "weak_password"),
+        ("validname", "my-validname-pw", "weak_password"),
+        ("validname", "aaaaaaaaaaaa", "weak_password"),
+    ],
+)
+def test_malformed_usernames_and_weak_passwords_are_refused(
+    server: Any, username: str, password: str, code: str
+) -> None:
+    before = rows(server.database_url, "select count(*) from players")[0][0]
+    with browser(server) as client:
+        error(client.post("/api/signup", json={"username": username, "password": password}), 400, code)
+        assert COOKIE not in client.cookies
+    assert rows(server.database_url, "select count(*) from players")[0][0] == before
+
+
+def test_a_taken_username_is_refused_whatever_its_case(server: Any) -> None:
+    name = unique("Bob")
+    with browser(server) as first, browser(server) as second:
+        signup(first, name)
+        before = rows(server.database_url, "select count(*) from players")[0][0]
+        error(
+            second.post("/api/signup", json={"username": name.lower(), "password": PASSWORD}),
+            409,
+            "username_taken",
+        )
+        assert rows(server.database_url, "select count(*) from players")[0][0] == before
+        for bad in (
+            {},
+            {"username": name},
+            {"username": name, "password": 5},
+            {"username": name, "password": ""},
+        ):
+            error(second.post("/api/login", json=bad), 400, "bad_request")
+
+
+def test_changes_with_a_session_need_the_csrf_token(server: Any) -> None:
+    with browser(server) as client:
+        signup(client, unique("Cid"))
+        csrf = client.headers.pop("x-csrf-token")
+        body = {"game": "masker", "options": {"players": 2}}
+        before = len(support.all_match_ids(server.database_url))
+        error(client.post("/api/matches", json=body), 403, "csrf")
+        error(client.post("/api/matches", json=body, headers={"x-csrf-token": "forged"}), 403, "csrf")
+        error(client.post("/api/logout"), 403, "csrf")
+        assert len(support.all_match_ids(server.database_url)) == before
+        assert client.get("/api/me").json()["player"] is not None  # reads need no token; still signed in
+        assert client.post("/api/matches", json=body, headers={"x-csrf-token": csrf}).status_code == 201
+
+
+def test_a_request_from_another_sites_page_is_refused(server: Any) -> None:
+    with browser(server) as client:
+        foreign = {"origin": "https://evil.example"}
+        before = len(support.all_match_ids(server.database_url))
+        error(client.post("/api/matches", json={"game": "masker"}, headers=foreign), 403, "csrf")
+        error(
+            client.post(
+                "/api/signup", json={"username": unique("Eve"), "password": PASSWORD}, headers=foreign
+            ),
+            403,
+            "csrf",
+        )
+        assert len(support.all_match_ids(server.database_url)) == before
+        assert COOKIE not in client.cookies
+        own = {"origin": server.base_url}
+        assert client.post("/api/matches", json={"game": "masker"}, headers=own).status_code == 201
+
+
+def test_forged_and_expired_sessions_are_refused(server: Any) -> None:
+    with browser(server) as client:
+        client.cookies.set(COOKIE, "forged-session-token")
+        client.headers["x-csrf-token"] = "whatever"
+        match_id = support.create_match(
+            httpx.Client(base_url=server.base_url), "masker", {"players": 2}, ["human"] * 2
+        )["id"]
+        error(client.post(f"/api/matches/{match_id}/join", json={"name": "x"}), 401, "bad_session")
+        assert not any(s["taken"] for s in support.summary(client, match_id)["seats"])
+        response = client.get("/api/me")
+        assert response.json() == {"player": None, "csrf": None}
+        assert COOKIE in response.headers.get("set-cookie", "")  # the stale cookie is cleared
+
+    with browser(server) as client:
+        me = signup(client, unique("Old"))
+        past = datetime.now(UTC) - timedelta(days=31)
+        engine = create_engine(server.database_url)
+        with engine.begin() as connection:
+            connection.execute(
+                text("update auth_sessions set last_seen = :t where player_id = :p"),
+                {"t": past, "p": me["player"]["id"]},
+            )
+        engine.dispose()
+        error(client.post(f"/api/matches/{match_id}/join", json={"name": "x"}), 401, "bad_session")
+        assert client.get("/api/me").json()["player"] is None
+
+
+def test_failed_logins_back_off(server: Any) -> None:
+    name = unique("Dan")
+    with browser(server) as owner, browser(server) as attacker:
+        signup(owner, name)
+        codes = [
+            attacker.post("/api/login", json={"username": name, "password": f"guess-{i}-xyz"}).status_code
+            for i in range(7)
+        ]
+        assert codes[:4] == [401] * 4 and 429 in codes[4:], codes
+        response = attacker.post("/api/login", json={"username": name, "password": PASSWORD})
+        error(response, 429, "too_many_attempts")  # even the right password waits
+        assert int(response.headers["retry-after"]) >= 1
+        assert COOKIE not in attacker.cookies
+        assert owner.get("/api/me").json()["player"]["username"] == name  # the owner's session is untouched
+
+
+def test_a_guest_plays_then_signs_up_and_keeps_the_match(server: Any) -> None:
+    with browser(server) as guest:
+        me = signed(guest, guest.post("/api/guest", json={"name": "Gus"}))
+        assert me["player"]["kind"] == "guest" and me["player"]["name"] == "Gus"
+        again = signed(guest, guest.post("/api/guest", json={}))
+        assert again["player"]["id"] == me["player"]["id"]  # one guest per browser
+        match_id = support.create_match(guest, "masker", {"players": 2}, ["human", "random"])["id"]
+        joined = guest.post(f"/api/matches/{match_id}/join", json={})
+        assert joined.status_code == 200, joined.text
+        error(guest.post(f"/api/matches/{match_id}/join", json={}), 409, "already_seated")
+        seat = support.summary(guest, match_id)["seats"][0]
+        assert seat["player"] == {"id": me["player"]["id"], "name": "Gus", "kind": "guest"}
+
+        name = unique("Gus")
+        account = signup(guest, name)
+        assert account["player"]["id"] == me["player"]["id"] and account["player"]["kind"] == "account"
+        seat = support.summary(guest, match_id)["seats"][0]
+        assert seat["player"]["id"] == me["player"]["id"] and seat["name"] == name
+        mine = guest.get("/api/me/matches").json()
+        assert [m["id"] for m in mine] == [match_id] and mine[0]["my_seat"] == 0
+
+
+def test_the_seat_follows_the_player_to_another_device(server: Any) -> None:
+    name = unique("Eve")
+    with browser(server) as laptop, browser(server) as phone, browser(server) as friend:
+        signup(laptop, name)
+        signed(friend, friend.post("/api/guest", json={"name": "Fay"}))
+        match_id = support.create_match(laptop, "masker", {"players": 2}, ["human", "human"])["id"]
+        watcher = support.Conn(server.ws_url, match_id)
+        first = watcher.first_state()["to_move"]  # the laptop's owner takes the seat that moves first
+        watcher.close()
+        assert laptop.post(f"/api/matches/{match_id}/join", json={"seat": first}).status_code == 200
+        assert friend.post(f"/api/matches/{match_id}/join", json={"seat": 1 - first}).status_code == 200
+
+        login(phone, name)  # another device, no seat token anywhere
+        cookie = f"{COOKIE}={phone.cookies[COOKIE]}"
+        conn = support.Conn(server.ws_url, match_id, headers={"cookie": cookie, "origin": server.base_url})
+        state = conn.first_state()
+        assert state["seat"] == first and state["your_turn"] is True
+        conn.act(state["legal"][0]["id"], state["version"])
+        assert conn.wait_version(1)["version"] == 1
+        record = phone.get(f"/api/matches/{match_id}/record").json()
+        assert record["seat"] == first  # the cookie's seat for reads too
+        conn.close()
+
+        # the same cookie from another site's page is refused; without it, a spectator
+        refused = support.Conn(
+            server.ws_url, match_id, headers={"cookie": cookie, "origin": "https://evil.example"}
+        )
+        assert refused.recv()["code"] == "csrf"
+        stranger = support.Conn(server.ws_url, match_id)
+        assert stranger.first_state()["seat"] is None
+        stranger.close()
+
+
+def test_a_guest_who_logs_in_brings_their_seats(server: Any) -> None:
+    name = unique("Hal")
+    with browser(server) as home, browser(server) as cafe:
+        signup(home, name)
+        signed(cafe, cafe.post("/api/guest", json={"name": "Hal?"}))
+        match_id = support.create_match(cafe, "masker", {"players": 2}, ["human", "human"])["id"]
+        assert cafe.post(f"/api/matches/{match_id}/join", json={}).status_code == 200
+        me = login(cafe, name)
+        seat = support.summary(cafe, match_id)["seats"][0]
+        assert seat["player"]["id"] == me["player"]["id"] and seat["name"] == name
+        assert [m["id"] for m in home.get("/api/me/matches").json()] == [match_id]
+
+
+def test_secrets_are_never_logged_nor_sent_back(server: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    name = unique("Ivy")
+    with browser(server) as client:
+        answers = [client.post("/api/signup", json={"username": name, "password": PASSWORD})]
+        client.headers["x-csrf-token"] = answers[0].json()["csrf"]
+        answers.append(client.post("/api/login", json={"username": name, "password": PASSWORD}))
+        client.headers["x-csrf-token"] = answers[1].json()["csrf"]
+        answers.append(
+            client.post("/api/password", json={"old_password": PASSWORD, "new_password": "Second-pass-88"})
+        )
+        answers.append(client.get("/api/me"))
+        token = client.cookies[COOKIE]
+    stored = rows(
+        server.database_url, "select password_hash from players where username_key = :k", k=name.casefold()
+    )
+    for answer in answers:
+        assert PASSWORD not in answer.text and "Second-pass-88" not in answer.text
+        assert stored[0][0] not in answer.text and "argon2" not in answer.text
+    client_side = ("httpx", "httpcore")  # this test's own client logs what it sends and gets
+    logged = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith(client_side))
+    for secret in (PASSWORD, "Second-pass-88", token, stored[0][0]):
+        assert secret not in logged
+
+
+def test_a_disabled_account_cannot_log_in_and_its_sessions_end(server: Any) -> None:
+    name = unique("Jo")
+    with browser(server) as client, browser(server) as again:
+        me = signup(client, name)
+        engine = create_engine(server.database_url)
+        with engine.begin() as connection:
+            connection.execute(
+                text("update players set disabled = :d where id = :i"), {"d": True, "i": me["player"]["id"]}
+            )
+        engine.dispose()
+        assert client.get("/api/me").json()["player"] is None
+        error(
+            again.post("/api/login", json={"username": name, "password": PASSWORD}), 403, "account_disabled"
+        )
+        error(
+            again.post("/api/password", json={"old_password": PASSWORD, "new_password": "Another-1-pass"}),
+            401,
+            "no_session",
+        )
+
+
+def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: Any) -> None:
+    with browser(server) as client:
+        plain = client.post("/api/guest", json={}).headers["set-cookie"].lower()
+        assert "httponly" in plain and "samesite=lax" in plain and "secure" not in plain
+    with browser(server) as client:  # behind a TLS proxy on the same host (uvicorn trusts 127.0.0.1)
+        proxied = client.post("/api/guest", json={}, headers={"x-forwarded-proto": "https"})
+        cookie = proxied.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie

@@ -1,0 +1,337 @@
+"""A match's life without dead ends: resign, abort, abandonment (a bot takes the seat, or the others
+claim the match), expiry of open matches, the one rematch offer, private matches and a player's
+history.  Every refusal is a 4xx with a code and changes nothing (read back)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server import matches
+
+
+def error(response: httpx.Response, status: int, code: str) -> None:
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.json()["code"] == code, response.text
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = support.TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def two_players(
+    api: httpx.Client, game: str = "masker", options: dict[str, Any] | None = None
+) -> tuple[str, list[str]]:
+    """A running match of two people who joined with tokens (API clients)."""
+    options = {"players": 2} if options is None else options
+    match_id = support.create_match(api, game, options, ["human", "human"])["id"]
+    return match_id, [support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)]
+
+
+def as_seat(token: str) -> dict[str, str]:
+    return {"x-seat-token": token}
+
+
+def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client) -> None:
+    match_id, tokens = two_players(api)
+    watcher = support.Conn(server.ws_url, match_id)
+    watcher.first_state()
+    error(api.post(f"/api/matches/{match_id}/resign"), 403, "not_seated")  # a spectator
+    other, _ = two_players(api)
+    error(api.post(f"/api/matches/{other}/resign", headers=as_seat(tokens[0])), 403, "bad_token")
+    assert support.summary(api, match_id)["status"] == "running"
+
+    answer = api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[0]))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["end"] == {"reason": "resigned", "seats": [0], "winners": [1]}
+    state = next(m for m in watcher.drain(0.5) if m["type"] == "state" and m["match"]["status"] == "finished")
+    assert state["result"] == {"scores": None, "winners": [1], "reason": "resigned"}
+    assert state["your_turn"] is False and state["legal"] == []
+    watcher.close()
+
+    after = support.summary(api, match_id)
+    assert after["status"] == "finished" and after["finished"] is not None
+    error(api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[1])), 409, "not_running")
+    assert support.summary(api, match_id)["end"] == after["end"]
+    seat = support.Conn(server.ws_url, match_id, tokens[1], 1)
+    assert seat.first_state()["your_turn"] is False
+    seat.act(0, after["version"])
+    assert seat.recv_type("error")["code"] == "not_running"
+    seat.close()
+
+
+def test_mk_3_in_masker_with_four_players_the_team_resigns(api: httpx.Client) -> None:
+    """MK-3: seats 0 and 2 play against 1 and 3; one partner's resignation is the team's."""
+    match_id = support.create_match(api, "masker", {"players": 4}, ["human", "random", "human", "random"])[
+        "id"
+    ]
+    tokens = [support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 2)]
+    answer = api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[1]))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["end"] == {"reason": "resigned", "seats": [0, 2], "winners": [1, 3]}
+
+
+def test_abort_only_while_some_person_has_not_moved(server: Any, api: httpx.Client) -> None:
+    match_id, tokens = two_players(api)
+    assert support.summary(api, match_id)["can_abort"] is True
+    conns = support.seat_conns(server.ws_url, match_id, dict(enumerate(tokens)))
+    for _ in range(40):  # move until both people have moved (a Masker turn may take several actions)
+        if not support.summary(api, match_id)["can_abort"]:
+            break
+        mover = next(c for c in conns if c.state is not None and c.state["your_turn"])
+        state = mover.state
+        assert state is not None
+        mover.act(state["legal"][0]["id"], state["version"])
+        for conn in conns:
+            conn.wait_version(state["version"] + 1)
+    assert support.summary(api, match_id)["can_abort"] is False
+    error(api.post(f"/api/matches/{match_id}/abort", headers=as_seat(tokens[0])), 409, "cannot_abort")
+    assert support.summary(api, match_id)["status"] == "running"
+    for conn in conns:
+        conn.close()
+
+    fresh, fresh_tokens = two_players(api)
+    error(api.post(f"/api/matches/{fresh}/abort"), 403, "not_seated")
+    answer = api.post(f"/api/matches/{fresh}/abort", headers=as_seat(fresh_tokens[1]))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["end"] == {"reason": "aborted", "seats": [], "winners": []}
+    error(api.post(f"/api/matches/{fresh}/abort", headers=as_seat(fresh_tokens[0])), 409, "cannot_abort")
+
+
+@pytest.fixture(params=support.BACKENDS)
+def quick(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[support.ThreadServer]:
+    """A server whose grace period and open-match expiry last one second (and sweeps often)."""
+    monkeypatch.setattr(matches, "SWEEP_SECONDS", 0.2)
+    monkeypatch.setattr(matches, "EXPIRY_ROUNDS", 1)
+    limits = replace(support.RELAXED, grace_seconds=1.0, open_expiry_seconds=1.0, abandoned_bot="random")
+    server = support.ThreadServer(support.fresh_database_url(request.param, tmp_path), limits=limits).start()
+    yield server
+    server.stop()
+
+
+def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.ThreadServer) -> None:
+    with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:
+        match_id, tokens = two_players(api)
+        ann = support.Conn(quick.ws_url, match_id, tokens[0], 0)
+        ann.first_state()
+        bob = support.Conn(quick.ws_url, match_id, tokens[1], 1)
+        bob.first_state()
+        bob.close()
+        error(
+            api.post(f"/api/matches/{match_id}/seats/1/bot", headers=as_seat(tokens[0])), 409, "not_abandoned"
+        )
+        wait_for(lambda: support.summary(api, match_id)["seats"][1]["abandoned"], "bob was never abandoned")
+        assert support.summary(api, match_id)["seats"][1]["kind"] == "human"  # ann is here: she decides
+        error(api.post(f"/api/matches/{match_id}/seats/1/bot"), 403, "not_seated")
+        error(
+            api.post(f"/api/matches/{match_id}/seats/0/bot", headers=as_seat(tokens[0])), 409, "not_abandoned"
+        )
+        error(api.post(f"/api/matches/{match_id}/seats/7/bot", headers=as_seat(tokens[0])), 404, "no_seat")
+
+        answer = api.post(f"/api/matches/{match_id}/seats/1/bot", headers=as_seat(tokens[0]))
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["seats"][1]["kind"] == "random"
+        again = support.Conn(quick.ws_url, match_id, tokens[1], 1)  # bob is back: a bot has his seat now
+        assert again.first_state()["your_turn"] is False
+        again.close()
+        support.play_out(ann, api, match_id)
+        wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match did not finish")
+        ann.close()
+
+        # bob is still a player of it: he may answer the rematch, and plays his own seat again
+        for token in tokens:
+            answer = api.post(f"/api/matches/{match_id}/rematch", headers=as_seat(token))
+            assert answer.status_code == 200, answer.text
+        new = support.summary(api, answer.json()["rematch"]["match"])
+        assert [s["kind"] for s in new["seats"]] == ["human", "human"]
+        assert [s["name"] for s in new["seats"]] == ["p1", "p0"]
+
+
+def test_the_others_may_claim_a_match_an_absent_player_holds_up(quick: support.ThreadServer) -> None:
+    with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:
+        match_id, tokens = two_players(api)
+        ann = support.Conn(quick.ws_url, match_id, tokens[0], 0)
+        ann.first_state()
+        error(api.post(f"/api/matches/{match_id}/claim", headers=as_seat(tokens[0])), 409, "not_abandoned")
+        wait_for(
+            lambda: support.summary(api, match_id)["seats"][1]["abandoned"],
+            "the absent seat was never abandoned",
+        )
+        answer = api.post(f"/api/matches/{match_id}/claim", headers=as_seat(tokens[0]))
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["end"] == {"reason": "claimed", "seats": [1], "winners": [0]}
+        ann.close()
+
+
+def test_alone_an_absent_player_s_seat_goes_to_a_bot_by_itself(quick: support.ThreadServer) -> None:
+    """Nobody else can act: after the grace period a bot plays the seat and the match finishes."""
+    with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "random"])["id"]
+        token = support.join(api, match_id, "solo", 0)["token"]
+        conn = support.Conn(quick.ws_url, match_id, token, 0)
+        conn.first_state()
+        conn.close()
+        wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match hung", 60)
+        final = support.summary(api, match_id)
+        assert final["seats"][0]["kind"] == "random" and final["end"]["reason"] == "played"
+
+
+def test_open_matches_nobody_joins_expire_and_leave_the_lobby(quick: support.ThreadServer) -> None:
+    with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "maske", {"players": 3}, ["human", "human", "easy"])["id"]
+        support.join(api, match_id, "early", 0)
+        assert match_id in [m["id"] for m in api.get("/api/matches").json()]
+        wait_for(
+            lambda: support.summary(api, match_id)["status"] == "expired", "the open match never expired"
+        )
+        assert match_id not in [m["id"] for m in api.get("/api/matches").json()]
+        error(api.post(f"/api/matches/{match_id}/join", json={"name": "late"}), 409, "expired")
+        assert support.summary(api, match_id)["seats"][1]["taken"] is False
+
+
+def test_one_rematch_offer_all_accept_one_new_match_seats_turned(server: Any, api: httpx.Client) -> None:
+    match_id = support.create_match(api, "maske", {"players": 3}, ["human", "easy", "human"])["id"]
+    tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 2)}
+    rematch = f"/api/matches/{match_id}/rematch"
+    error(api.post(rematch, headers=as_seat(tokens[0])), 409, "not_finished")
+    assert api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[2])).status_code == 200
+    watcher = support.Conn(server.ws_url, match_id, tokens[2], 2)
+    watcher.first_state()
+
+    error(api.post(rematch), 403, "not_seated")  # spectators cannot offer it
+    first = api.post(rematch, headers=as_seat(tokens[0]))
+    assert first.status_code == 200, first.text
+    assert first.json()["rematch"] == {"answers": {"0": True}, "match": None, "declined": False}
+    error(api.post(rematch, headers=as_seat(tokens[0])), 409, "already_answered")
+    offered = [m for m in watcher.drain(0.5) if m["type"] in ("state", "presence")]
+    assert offered and offered[-1]["match"]["rematch"]["answers"] == {"0": True}  # told live
+
+    last = api.post(rematch, json={"accept": True}, headers=as_seat(tokens[2]))
+    assert last.status_code == 200, last.text
+    new_id = last.json()["rematch"]["match"]
+    assert new_id and new_id != match_id
+    error(api.post(rematch, headers=as_seat(tokens[2])), 409, "already_answered")
+    told = [m for m in watcher.drain(0.5) if m["type"] in ("state", "presence")]
+    assert told[-1]["match"]["rematch"]["match"] == new_id
+    watcher.close()
+
+    new = support.summary(api, new_id)
+    assert new["status"] == "running" and new["rematch_of"] == match_id and new["game"] == "maske"
+    assert [s["kind"] for s in new["seats"]] == ["human", "human", "easy"]  # old seat i sits at i + 1
+    assert [s["name"] for s in new["seats"]] == ["p2", "p0", "easy"]
+    conn = support.Conn(server.ws_url, new_id, tokens[0], 1)  # the same token holds the turned seat
+    assert conn.first_state()["seat"] == 1
+    conn.close()
+    opened = [m["id"] for m in api.get("/api/matches").json() if m.get("rematch_of") == match_id]
+    assert opened == [new_id]  # exactly one new match
+
+
+def test_a_declined_rematch_is_over(api: httpx.Client) -> None:
+    match_id, tokens = two_players(api)
+    assert api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[0])).status_code == 200
+    rematch = f"/api/matches/{match_id}/rematch"
+    declined = api.post(rematch, json={"accept": False}, headers=as_seat(tokens[1]))
+    assert declined.status_code == 200 and declined.json()["rematch"]["declined"] is True
+    error(api.post(rematch, headers=as_seat(tokens[0])), 409, "rematch_declined")
+    error(api.post(rematch, json={"accept": "yes"}, headers=as_seat(tokens[0])), 400, "bad_request")
+    assert support.summary(api, match_id)["rematch"]["match"] is None
+
+
+def test_a_rematch_of_a_practice_deal_is_dealt_afresh(api: httpx.Client) -> None:
+    created = support.create_match(api, "mascarade", {"players": 3}, ["human", "random", "random"], seed=7)
+    assert created["seeded"] is True
+    token = support.join(api, created["id"], "solo", 0)["token"]
+    assert api.post(f"/api/matches/{created['id']}/resign", headers=as_seat(token)).status_code == 200
+    new_id = api.post(f"/api/matches/{created['id']}/rematch", headers=as_seat(token)).json()["rematch"][
+        "match"
+    ]
+    assert support.summary(api, new_id)["seeded"] is False
+
+
+def test_private_matches_are_unlisted_and_joined_with_the_invite_only(server: Any, api: httpx.Client) -> None:
+    body = {"game": "masker", "options": {"players": 2}, "seats": [{"kind": "human"}] * 2, "private": True}
+    created = api.post("/api/matches", json=body)
+    assert created.status_code == 201, created.text
+    match_id, invite = created.json()["id"], created.json()["invite"]
+    assert created.json()["private"] is True
+    assert match_id not in [m["id"] for m in api.get("/api/matches").json()]
+    join = f"/api/matches/{match_id}/join"
+    error(api.post(join, json={"name": "eve"}), 403, "invite_required")
+    error(api.post(join, json={"name": "eve", "invite": "0" * 20}), 403, "bad_invite")
+    assert not any(s["taken"] for s in support.summary(api, match_id)["seats"])
+    token = api.post(join, json={"name": "ann", "invite": invite}).json()["token"]
+    seated = support.Conn(server.ws_url, match_id, token, 0)
+    assert seated.first_state()["match"]["invite"] == invite  # players may invite others
+    spectator = support.Conn(server.ws_url, match_id)
+    assert "invite" not in spectator.first_state()["match"]
+    assert "invite" not in support.summary(api, match_id)
+    for conn in (seated, spectator):
+        conn.close()
+
+
+def test_history_and_my_matches(server: Any) -> None:
+    browser, signed, signup, unique = support.browser, support.signed, support.signup, support.unique
+    with browser(server) as ann, browser(server) as bob, browser(server) as stranger:
+        me = signup(ann, unique("Ann"))
+        signed(bob, bob.post("/api/guest", json={"name": "Bob"}))
+        finished = support.create_match(ann, "masker", {"players": 2}, ["human", "human"])["id"]
+        body = {
+            "game": "maske",
+            "options": {"players": 3},
+            "seats": [{"kind": k} for k in ("human", "human", "easy")],
+            "private": True,
+        }
+        private = ann.post("/api/matches", json=body).json()
+        waiting = support.create_match(ann, "masker", {"players": 2}, ["human", "human"])["id"]
+        for match_id, invite in ((finished, None), (private["id"], private["invite"]), (waiting, None)):
+            extra = {"invite": invite} if invite else {}
+            assert ann.post(f"/api/matches/{match_id}/join", json={"seat": 0, **extra}).status_code == 200
+            assert bob.post(f"/api/matches/{match_id}/join", json={"seat": 1, **extra}).status_code == 200
+        assert ann.post(f"/api/matches/{finished}/resign").status_code == 200
+        assert bob.post(f"/api/matches/{private['id']}/resign").status_code == 200
+
+        mine = ann.get("/api/me/matches").json()
+        assert {m["id"] for m in mine} == {waiting}
+        assert mine[0]["my_seat"] == 0 and mine[0]["my_turn"] == (_first(server, waiting) == 0)
+
+        page = ann.get(f"/api/players/{me['player']['id']}").json()
+        assert page["name"] == me["player"]["name"] and page["kind"] == "account"
+        results = {m["id"]: m["result"] for m in page["matches"]}
+        assert results == {finished: "lost", private["id"]: "won"}
+        entry = next(m for m in page["matches"] if m["id"] == finished)
+        assert entry["opponents"] == [
+            {"seat": 1, "name": "Bob", "kind": "human", "player": bob.get("/api/me").json()["player"]["id"]}
+        ]
+        assert (
+            entry["created"]
+            and entry["finished"]
+            and entry["game"] == "masker"
+            and entry["options"]["players"] == 2
+        )
+
+        public = stranger.get(f"/api/players/{me['player']['id']}").json()
+        assert [m["id"] for m in public["matches"]] == [finished]  # the private match is the player's own
+        error(stranger.get("/api/players/0123456789abcdef"), 404, "no_player")
+
+        listed = {m["id"]: m for m in stranger.get("/api/matches", params={"status": "finished"}).json()}
+        assert listed[finished]["end"]["winners"] == [1] and listed[finished]["finished"]
+
+
+def _first(server: Any, match_id: str) -> int:
+    watcher = support.Conn(server.ws_url, match_id)
+    try:
+        return int(watcher.first_state()["to_move"])
+    finally:
+        watcher.close()
