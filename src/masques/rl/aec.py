@@ -19,6 +19,7 @@ are not shared or reused between calls: an agent that keeps an observation keeps
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -148,6 +149,15 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         self._accumulate_rewards()
         self.agent_selection = last
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to act, step after step, until every agent is done (at most ``max_iter``), as
+        PettingZoo's ``agent_iter``; a generator, which costs less per step than its iterator."""
+        agents = self.agents
+        while agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
+            agents = self.agents
+
     # -- views ----------------------------------------------------------------------------------
     def observe(self, agent: str) -> Observation:
         """The agent's vector (the encoder's fast path) and mask, both new arrays the caller owns."""
@@ -160,6 +170,30 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         return {"observation": self.tracker.vector(state, seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the agent to act's observation, cumulative reward, termination,
+        truncation and info.  The observation is ``observe``'s, written out here: this runs on
+        every step."""
+        agent = self.agent_selection
+        obs: Observation | None = None
+        if observe:
+            state = self.state_
+            if state is None:
+                raise RuntimeError(NOT_RESET)
+            seat = self.seat_of[agent]
+            if seat == self._to_act:
+                mask = self.encoder.mask(state)
+            else:
+                mask = np.zeros(self._num_actions, dtype=np.int8)
+            obs = {"observation": self.tracker.vector(state, seat), "action_mask": mask}
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def render(self) -> str | None:
         """The position in text, as a spectator sees it (``human`` mode prints it instead)."""
