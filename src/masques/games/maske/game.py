@@ -299,17 +299,22 @@ class MaskeState(State):
     # -- whose decision ---------------------------------------------------------------------
     @property
     def current_player(self) -> int:
-        if self.phase == OVER:
-            return TERMINAL
-        if self.phase == AUCTION:
+        phase = self.phase  # the commonest phases first: environments ask after every action
+        if phase in (ACTION, MOVING):
+            return self.actor
+        if phase == AUCTION:
             assert self.auction is not None
-            return int(self.auction["turn"])
-        if self.phase == EFFECT:
+            turn: int = self.auction["turn"]
+            return turn
+        if phase == EFFECT:
             assert self.effect is not None
-            return int(self.effect["decider"])
-        if self.phase == LAY:
+            decider: int = self.effect["decider"]
+            return decider
+        if phase == LAY:
             return self.placer
-        return self.actor
+        if phase == OVER:
+            return TERMINAL
+        return self.actor  # set-up
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
