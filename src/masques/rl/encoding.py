@@ -136,12 +136,16 @@ class Encoder(ABC, Generic[G]):
         size = self.actions
         if size > SMALL_ACTION_SPACE:
             return legal_mask(state, size)
-        legal = tuple(state.legal_actions())  # empty once the game is over
+        return self.kept_mask(tuple(state.legal_actions()))  # empty once the game is over
+
+    def kept_mask(self, legal: tuple[int, ...]) -> Mask:
+        """A new mask of these legal ids (sorted, as the engine lists them), copied from the one
+        built the first time they were asked for."""
         mask = self.built_masks.get(legal)
         if mask is None:
             if len(self.built_masks) >= KEPT_MASKS:
                 self.built_masks.clear()
-            mask = self.built_masks[legal] = np.zeros(size, dtype=np.int8)
+            mask = self.built_masks[legal] = np.zeros(self.actions, dtype=np.int8)
             mask[list(legal)] = 1
         return mask.copy()
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from ...engine import JSON
-from ...rl.encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
+from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 from .data import CARDS, MASK_VALUES, MASKS, SIZE
-from .game import AUCTION, DRAW, LAY, MAX_BID, MOVING, MaskeGame, MaskeState
+from .game import ACTION, AUCTION, DRAW, LAY, MAX_BID, MOVING, PASS, STEP, MaskeGame, MaskeState
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")
@@ -87,6 +87,12 @@ class MaskeEncoder(Encoder[MaskeGame]):
 
     def tracker(self) -> MaskeTracker:
         return MaskeTracker(self)
+
+    def mask(self, state: MaskeState) -> Mask:  # type: ignore[override]
+        """The kept mask of the engine's own legal list, read without the copy ``legal_actions``
+        hands out (the list is built once per position, and the next ``apply`` reads it too)."""
+        legal = state._legal
+        return self.kept_mask(tuple(state.legal_actions() if legal is None else legal))
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -273,15 +279,29 @@ class MaskeTracker(Tracker[MaskeState]):
         self._sync(state)
 
     def advance(self, state: MaskeState, action: int) -> bool:
-        phase = state.phase
-        if phase == self.phase:
+        phase, before = state.phase, self.phase
+        if phase == MOVING:
+            if before in (MOVING, ACTION):  # a paid step, and the move goes on
+                self._step(state, action)
+                if before == ACTION:
+                    self._phase(phase)
+                return True
+        elif phase == AUCTION:
             auction = state.auction
-            if phase == AUCTION and auction is self.bidding and auction is not None:  # a bid or a drop
-                self._bids(auction)
+            if before == AUCTION and auction is self.bidding and auction is not None:
+                self._bids(auction)  # a bid or a drop, and the auction goes on
                 return True
-            if phase == MOVING:  # a paid step, and more may come
-                self._moves(state)
-                return True
+        elif phase == ACTION and before in (ACTION, MOVING, LAY):
+            # a pass, a move's end (by a last step or done) or a mask laid, then the next action
+            # of the round: no payday, auction, effect or deck change comes between
+            if before == LAY:
+                self._laid(state)
+            elif STEP <= action < PASS:
+                self._step(state, action)
+            self._turn(state)
+            if before != ACTION:
+                self._phase(phase)
+            return True
         known = state.known
         size = self.deck[0]
         if len(known) != size:
@@ -293,6 +313,12 @@ class MaskeTracker(Tracker[MaskeState]):
                 self.known = [c + (last >> s & 1) for s, c in enumerate(self.known)]
             else:
                 return False
+            self._deck(state)
+            auction = state.auction
+            if action == DRAW and before == ACTION and auction is not None:  # a draw opens an auction
+                self._auction(auction)
+                self._phase(phase)
+                return True
         self._sync(state)
         return True
 
@@ -300,46 +326,17 @@ class MaskeTracker(Tracker[MaskeState]):
         """Compare every field and rewrite what changed."""
         enc, cells, marks = self.enc, self.cells, self.marks
         self._moves(state)
-        phase = self.phase = state.phase
-        mark = self.phase_at + PHASE_INDEX[phase]
-        if mark != marks[2]:
-            self._mark(2, mark)
-        mark = self.actor_at + state.actor
-        if mark != marks[3]:
-            self._mark(3, mark)
-        if state.in_extra != self.in_extra:
-            self.in_extra = state.in_extra
-            cells[self.in_extra_at] = float(self.in_extra)
-        mark = self.round_pos_at + state.round_pos
-        if mark != marks[1]:
-            self._mark(1, mark)
+        phase = state.phase
+        if phase != self.phase:
+            self._phase(phase)
+        self._turn(state)
         mark = self.placer_at + state.placer
         if mark != marks[0]:
             self._mark(0, mark)
-        laid = state.laid
-        top = laid[-1] if laid else None
-        if top != self.top:
-            self.base[enc.top_mask : enc.top_mask + HOLES] = 0.0 if top is None else RINGS[top[0]][top[1]]
-            self.top = top
-        stack = state.stack
-        lay = stack[0] if phase == LAY else None
-        if lay != self.lay:
-            self.base[enc.mask_to_lay : enc.mask_to_lay + HOLES] = 0.0 if lay is None else RINGS[lay][0]
-            self.lay = lay
-        if len(stack) != self.left:
-            self.left = len(stack)
-            cells[enc.masks] = self.left / len(MASKS)
+        self._laid(state)
         if state.round != self.round:
             self.round = state.round
             cells[enc.masks + 3] = min(self.round, len(MASKS)) / len(MASKS)
-        if state.extra != self.extra:
-            for s in range(self.n):
-                cells[enc.extra + s] = min(state.extra.count(s), EXTRA_CAP) / EXTRA_CAP
-            self.extra = state.extra.copy()
-        if state.skip != self.skip:
-            for s, on in enumerate(state.skip):
-                cells[enc.skip + s] = float(on)
-            self.skip = state.skip.copy()
         if state.double != self.double:
             for s, on in enumerate(state.double):
                 cells[enc.double + s] = float(on)
@@ -351,10 +348,8 @@ class MaskeTracker(Tracker[MaskeState]):
             self._end_auction()
         if state.effect is not None or self.effect is not None:
             self._effect(state.effect)
-        known = state.known
-        deck = (len(known), known[0], state.deck[0]) if known else (0, 0, -1)
-        if deck != self.deck:
-            self._deck(deck)
+        if len(state.known) != self.deck[0]:  # the deck changes only by a card drawn or put under it
+            self._deck(state)
 
     def _moves(self, state: MaskeState) -> None:
         """The sticks, the points, and the steps paid in this move."""
@@ -379,6 +374,68 @@ class MaskeTracker(Tracker[MaskeState]):
         if state.steps_taken != self.steps_taken:
             self.steps_taken = state.steps_taken
             cells[self.steps_at] = min(self.steps_taken, POINTS_CAP) / POINTS_CAP
+
+    def _step(self, state: MaskeState, action: int) -> None:
+        """A paid step (MS-9 b): the stick it moved, its owner's points, the steps paid."""
+        cells = self.cells
+        g = (action - STEP) >> 2
+        hole, old = state.sticks[g], self.sticks[g]
+        cells[self.stick_at[g] + old] = 0.0
+        cells[self.stick_at[g] + hole] = 1.0
+        self.sticks[g] = hole
+        seat = g >> 1
+        p = self.points[seat] = state.points[seat]
+        cells[self.points_at + seat] = min(p, POINTS_CAP) / POINTS_CAP
+        taken = self.steps_taken = state.steps_taken
+        cells[self.steps_at] = min(taken, POINTS_CAP) / POINTS_CAP
+
+    def _turn(self, state: MaskeState) -> None:
+        """Who acts, the slot of the round, whether the action is an extra one, the extra actions
+        owed, the skips, the steps paid: what giving the next action changes."""
+        cells, marks = self.cells, self.marks
+        mark = self.actor_at + state.actor
+        if mark != marks[3]:
+            self._mark(3, mark)
+        mark = self.round_pos_at + state.round_pos
+        if mark != marks[1]:
+            self._mark(1, mark)
+        if state.in_extra != self.in_extra:
+            self.in_extra = state.in_extra
+            cells[self.in_extra_at] = float(self.in_extra)
+        if state.steps_taken != self.steps_taken:
+            self.steps_taken = state.steps_taken
+            cells[self.steps_at] = min(self.steps_taken, POINTS_CAP) / POINTS_CAP
+        if state.extra != self.extra:
+            extra = self.enc.extra
+            for s in range(self.n):
+                cells[extra + s] = min(state.extra.count(s), EXTRA_CAP) / EXTRA_CAP
+            self.extra = state.extra.copy()
+        if state.skip != self.skip:
+            skip = self.enc.skip
+            for s, on in enumerate(state.skip):
+                cells[skip + s] = float(on)
+            self.skip = state.skip.copy()
+
+    def _laid(self, state: MaskeState) -> None:
+        """The mask on top, the mask to lay, the masks left."""
+        enc = self.enc
+        laid = state.laid
+        top = laid[-1] if laid else None
+        if top != self.top:
+            self.base[enc.top_mask : enc.top_mask + HOLES] = 0.0 if top is None else RINGS[top[0]][top[1]]
+            self.top = top
+        stack = state.stack
+        lay = stack[0] if state.phase == LAY else None
+        if lay != self.lay:
+            self.base[enc.mask_to_lay : enc.mask_to_lay + HOLES] = 0.0 if lay is None else RINGS[lay][0]
+            self.lay = lay
+        if len(stack) != self.left:
+            self.left = len(stack)
+            self.cells[enc.masks] = self.left / len(MASKS)
+
+    def _phase(self, phase: str) -> None:
+        self.phase = phase
+        self._mark(2, self.phase_at + PHASE_INDEX[phase])
 
     def _mark(self, k: int, mark: int) -> None:
         """Move the one of a one-hot block (``marks[k]``) to base index ``mark``."""
@@ -485,11 +542,12 @@ class MaskeTracker(Tracker[MaskeState]):
         start += 2 * n
         cells[start] = min(max(left, 0), MAX_LEFT) / MAX_LEFT
 
-    def _deck(self, deck: tuple[int, int, int]) -> None:
+    def _deck(self, state: MaskeState) -> None:
         """Each seat's deck block: the top card if it knows it, and how many cards it knows."""
         cells, tops = self.cells, self.tops
-        self.deck = deck
-        _, first, card = deck
+        known = state.known
+        self.deck = (len(known), known[0], state.deck[0]) if known else (0, 0, -1)
+        _, first, card = self.deck
         for s in range(self.n):
             at = self.private[s] + len(CARDS)
             top = at + card if first >> s & 1 else -1
@@ -502,4 +560,4 @@ class MaskeTracker(Tracker[MaskeState]):
             cells[at + len(CARDS)] = self.known[s] / len(CARDS)
 
     def view(self, state: MaskeState, seat: int) -> Array:
-        return self.base.take(self.views[seat])
+        return self.base.take(self.views[seat], mode="wrap")  # every index is in range: no checks

@@ -13,7 +13,7 @@ from operator import add, itemgetter
 import numpy as np
 
 from ...engine import JSON, TERMINAL
-from ...rl.encoding import Array, Encoder, Index, Layout, Tracker, rank_of, relative_seats, remap
+from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 from .game import (
     CODE_NAMES,
     COLOURS,
@@ -93,6 +93,12 @@ class MaskerEncoder(Encoder[MaskerGame]):
 
     def tracker(self) -> MaskerTracker:
         return MaskerTracker(self)
+
+    def mask(self, state: MaskerState) -> Mask:  # type: ignore[override]
+        """The kept mask of the engine's own legal list, read without the copy ``legal_actions``
+        hands out (the list is built once per position, and the next ``apply`` reads it too)."""
+        legal = state._legal
+        return self.kept_mask(tuple(state.legal_actions() if legal is None else legal))
 
     def encode(self, obs: JSON) -> Array:
         game = self.game
@@ -294,4 +300,4 @@ class MaskerTracker(Tracker[MaskerState]):
 
     def view(self, state: MaskerState, seat: int) -> Array:
         # the seat's own colour: MK-15 shows it to the seat
-        return self.base.take(self.views[seat][state.tokens[self.team[seat]]])
+        return self.base.take(self.views[seat][state.tokens[self.team[seat]]], mode="wrap")
