@@ -283,7 +283,7 @@ class LiveMatch:
         started = self.clock is not None and "remaining" in self.clock
         clock = clocks.summary(
             self.clock if started else None,
-            self.to_move,
+            self.to_move if self.status == "running" else None,
             self.playing,
             now,
             turn_seconds=self.turn_seconds,
@@ -1159,8 +1159,9 @@ class Registry:
 
     # -- presence, abandonment and expiry --------------------------------------------------------
     def _watch_away(self, match: LiveMatch) -> None:
-        """Make sure someone wakes when an absent person's grace period runs out."""
-        if match.status != "running":
+        """Make sure someone wakes when an absent person's grace period runs out (not in a
+        correspondence match, where only the clock decides)."""
+        if match.status != "running" or match.correspondence:
             return
         if any(s.held and s.away_since is not None for s in match.seats) and (
             match.away_task is None or match.away_task.done()
