@@ -716,6 +716,8 @@ class Registry:
         now = self.now()
         for seat in match.seats:
             seat.away_since = now if seat.held else None  # nobody is connected yet
+        if row.status == "running" and row.to_move != match.to_move:  # a match from before 0005
+            self.storage.set_clock(match_id, match.turn())
         return match
 
     def _seats_from_storage(self, match_id: str) -> list[Seat]:
@@ -752,16 +754,11 @@ class Registry:
         rows = await asyncio.to_thread(self.storage.player_matches, player.id, ("open", "running"))
         out = []
         for summary, (row, seats, _) in zip(await self._summaries(rows), rows, strict=True):
-            mine = next(s.seat for s in seats if s.player_id == player.id)
-            live = await self.get(row.id) if row.status == "running" else None
-            my_turn = (
-                live is not None
-                and live.status == "running"
-                and not live.state.is_terminal()
-                and live.state.current_player == mine
-                and live.seats[mine].kind == HUMAN
-            )
-            out.append({**summary, "my_seat": mine, "my_turn": my_turn})
+            seat = next(s for s in seats if s.player_id == player.id)
+            # the row keeps whose move it is: no match is loaded to answer (a correspondence player
+            # may have dozens running)
+            my_turn = row.status == "running" and row.to_move == seat.seat and seat.kind == HUMAN
+            out.append({**summary, "my_seat": seat.seat, "my_turn": my_turn})
         out.sort(key=lambda m: not m["my_turn"])  # stable: most recent first within each group
         return out
 
