@@ -63,7 +63,7 @@ def test_players_talk_to_each_other_and_the_spectators_read_them(table: Any, api
         assert line["seat"] == 0 and line["name"] == "p0" and line["version"] == 0
     read = api.get(f"/api/matches/{match_id}/chat").json()
     assert [line["text"] for line in read["players"]] == ["good luck <b>bob</b> & co"]
-    assert read["spectators"] == []  # a spectator reads both
+    assert read["spectators"] is None  # a reader without a session: only the players' chat
 
 
 def test_the_spectators_chat_stays_away_from_the_players_until_the_end(
@@ -145,13 +145,18 @@ def test_a_line_of_500_characters_in_any_script_is_kept(table: Any) -> None:
     assert next_chat(bob)["lines"][0]["text"] == text
 
 
-def test_a_spectator_without_a_session_may_read_but_not_write(server: Any, table: Any) -> None:
-    match_id, (ann, _bob), _spectator = table
-    anonymous = support.Conn(server.ws_url, match_id)
+def test_a_spectator_without_a_session_reads_the_players_only_and_may_not_write(
+    server: Any, table: Any
+) -> None:
+    match_id, (ann, _bob), watcher = table
+    anonymous = support.Conn(server.ws_url, match_id)  # a player's private window, say
     anonymous.first_state()
     assert anonymous.refused({"type": "chat", "text": "hello"})["code"] == "sign_in_to_chat"
     say(ann, "hi all")
     assert next_chat(anonymous)["lines"][0]["text"] == "hi all"
+    say(watcher, "psst, seat 0")  # the signed-in spectators' chat: not for anonymous eyes in play
+    assert [m["channel"] for m in chats(watcher)] == ["players", "spectators"]
+    assert chats(anonymous) == []
     anonymous.close()
 
 

@@ -458,13 +458,14 @@ def create_app(
         x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
     ) -> dict[str, Any]:
         """The match's chat as the token's seat (or the session's player, or a spectator) may read it:
-        ``players`` and ``spectators`` lines, oldest first (``spectators`` is null for a player while
-        the match is played)."""
+        ``players`` and ``spectators`` lines, oldest first.  While the match is played, ``spectators``
+        is null for a player and for a reader without a session."""
         await client_of(request, "read")
         registry = registry_of(request)
         match = await registry.get(match_id)
         seat = await viewer_seat(request, match, x_seat_token)
-        return await registry.chat_lines(match, seat)
+        signed = x_seat_token is None and await people.optional_session(request) is not None
+        return await registry.chat_lines(match, seat, signed=signed)
 
     async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
         """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""

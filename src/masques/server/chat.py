@@ -3,7 +3,9 @@
 A match has two channels.  Its players talk in ``players``, which its spectators read too.  Its
 spectators talk in ``spectators``, which the players do not see while the match is played: a
 spectator sees things a player may not (the moves of every seat as they are shown to all, a replay
-in another tab) and must not be able to whisper them.  Once the match is over, everyone reads both.
+in another tab) and must not be able to whisper them.  While the match is played, the spectators'
+chat is read only by signed-in spectators: a player who opens the match in a private window sees
+no more than the spectators' seats do.  Once the match is over, everyone reads both.
 
 A line is plain text: the server keeps it as sent (after Unicode normalisation) and the client shows
 it as text, never as markup.  Characters that are not text (controls, invisible formatting such as
@@ -48,9 +50,12 @@ def clean(text: Any) -> str:
     return line
 
 
-def readable(channel: str, seat: int | None, status: str) -> bool:
-    """Whether a connection of ``seat`` (None: a spectator) reads ``channel`` in a match of ``status``."""
-    return channel == PLAYERS or seat is None or status not in ("open", "running")
+def readable(channel: str, seat: int | None, status: str, *, signed: bool) -> bool:
+    """Whether a reader of ``seat`` (None: a spectator; ``signed``: with a session) reads ``channel``
+    in a match of ``status``."""
+    if channel == PLAYERS or status not in ("open", "running"):
+        return True
+    return seat is None and signed
 
 
 def line_json(row: ChatRow) -> dict[str, Any]:

@@ -1081,13 +1081,13 @@ class Registry:
         await self._changed(match)
 
     def _finished(self, match: LiveMatch) -> None:
-        """The match has just ended: its clocks and helpers stop, and its players may now read the
+        """The match has just ended: its clocks and helpers stop, and everyone may now read the
         spectators' chat."""
         match.turn_deadline = None
         for task in (match.clock_task, match.bot_task, match.away_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        if any(c.seat is not None for c in match.clients):
+        if any(c.seat is not None or c.player is None for c in match.clients):
             asyncio.get_running_loop().create_task(self._send_chat(match, players_only=True))
 
     async def _changed(self, match: LiveMatch) -> None:
@@ -1421,7 +1421,8 @@ class Registry:
             {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
         )
         for client in list(match.clients):
-            if readable(line.channel, client.seat, match.status) and not client.deliver(text):
+            signed = client.player is not None
+            if readable(line.channel, client.seat, match.status, signed=signed) and not client.deliver(text):
                 match.clients.discard(client)
 
     async def _on_remote_chat(self, match_id: str, line_id: int) -> None:
@@ -1433,12 +1434,15 @@ class Registry:
         if line is not None and line.match_id == match_id and not line.deleted:
             self._deliver_line(match, line)
 
-    async def chat_lines(self, match: LiveMatch, seat: int | None) -> dict[str, list[dict[str, Any]] | None]:
-        """The chat a seat (None: a spectator) may read, by channel (None: a channel it may not)."""
+    async def chat_lines(
+        self, match: LiveMatch, seat: int | None, *, signed: bool
+    ) -> dict[str, list[dict[str, Any]] | None]:
+        """The chat a seat (None: a spectator; ``signed``: with a session) may read, by channel (None:
+        a channel it may not)."""
         rows = await asyncio.to_thread(self.storage.chat, match.id)
         return {
             channel: [line_json(r) for r in rows if r.channel == channel]
-            if readable(channel, seat, match.status)
+            if readable(channel, seat, match.status, signed=signed)
             else None
             for channel in CHANNELS
         }
@@ -1446,16 +1450,21 @@ class Registry:
     async def _send_chat(
         self, match: LiveMatch, client: Client | None = None, *, players_only: bool = False
     ) -> None:
-        """The chat history: to one connection (connect, sync), or to the players once the match is
-        over (they may now read the spectators')."""
+        """The chat history: to one connection (connect, sync), or, once the match is over, the
+        spectators' to those who could not read it before (players, spectators without a session)."""
         rows = await asyncio.to_thread(self.storage.chat, match.id)
-        targets = [client] if client is not None else [c for c in match.clients if c.seat is not None]
+        targets = (
+            [client]
+            if client is not None
+            else [c for c in match.clients if c.seat is not None or c.player is None]
+        )
         for target in targets:
             for channel in CHANNELS:
                 if players_only and channel == PLAYERS:
                     continue
                 lines = [line_json(r) for r in rows if r.channel == channel]
-                if lines and readable(channel, target.seat, match.status):  # nothing said: no message
+                signed = target.player is not None
+                if lines and readable(channel, target.seat, match.status, signed=signed):  # none: no message
                     target.deliver({"type": "chat", "channel": channel, "history": True, "lines": lines})
 
     # -- views --------------------------------------------------------------------------------
