@@ -203,13 +203,14 @@ def test_correspondence_seats_are_not_abandoned_by_absence(timed: Any, clock: Fa
         error(response, 409, "not_abandoned")
 
 
+@pytest.mark.parametrize("control", [LIVE, {"kind": "correspondence", "days": 1}], ids=["live", "days"])
 def test_a_clock_is_right_across_a_restart_and_runs_out_while_the_server_is_down(
-    url: str, clock: FakeClock
+    url: str, clock: FakeClock, control: dict[str, Any]
 ) -> None:
     first = support.ThreadServer(url, limits=LIMITS, clock=clock).start()
     try:
         with browser(first) as api:
-            match_id, tokens = timed_match(api, LIVE, at_zero="lose")
+            match_id, tokens = timed_match(api, control, at_zero="lose")
             mover = support.summary(api, match_id)["clock"]["running"]
             conn = support.Conn(first.ws_url, match_id, tokens[mover], mover)
             state = conn.first_state()
