@@ -138,9 +138,9 @@ def test_unknown_fields_and_oversize_messages_are_refused(table: Any) -> None:
     assert ann.refused({"type": "chat", "text": "x" * 5000})["code"] == "too_large"
 
 
-def test_a_line_of_500_characters_in_any_script_is_kept(table: Any) -> None:
+def test_a_line_of_500_characters_in_any_script_with_emoji_sequences_is_kept(table: Any) -> None:
     _match_id, (ann, bob), _spectator = table
-    text = ("émoji 🎭 مرحبا 你好 " * 40)[:500]
+    text = ("émoji 🎭 👩‍💻 🏴󠁧󠁢󠁳󠁣󠁴󠁿 مرحبا 你好 " * 40)[:500]
     say(ann, text)
     assert next_chat(bob)["lines"][0]["text"] == text
 

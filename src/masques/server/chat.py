@@ -9,8 +9,8 @@ no more than the spectators' seats do.  Once the match is over, everyone reads b
 
 A line is plain text: the server keeps it as sent (after Unicode normalisation) and the client shows
 it as text, never as markup.  Characters that are not text (controls, invisible formatting such as
-right-to-left overrides and zero-width joiners, unassigned code points) are refused, not stripped,
-so nobody is surprised by what the others see.
+right-to-left overrides, unassigned code points) are refused, not stripped, so nobody is surprised
+by what the others see; the zero-width joiners of emoji sequences and scripts are kept, as in names.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import unicodedata
 from typing import Any
 
 from .errors import ServerError
+from .security import hidden_characters
 from .storage import ChatRow, aware
 
 PLAYERS = "players"
@@ -39,14 +40,13 @@ def clean(text: Any) -> str:
         raise ServerError(400, "chat_empty", "a chat line needs some text")
     if len(line) > MAX_CHARACTERS:
         raise ServerError(400, "chat_too_long", f"a chat line has at most {MAX_CHARACTERS} characters")
-    for char in line:
-        if unicodedata.category(char) in NOT_TEXT:
-            raise ServerError(
-                400,
-                "chat_bad_text",
-                f"a chat line is plain text: U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')}) "
-                "is a control or invisible character",
-            )
+    for _position, char, _category in hidden_characters(line, NOT_TEXT):
+        raise ServerError(
+            400,
+            "chat_bad_text",
+            f"a chat line is plain text: U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')}) "
+            "is a control or invisible character",
+        )
     return line
 
 

@@ -15,6 +15,7 @@ import base64
 import hashlib
 import re
 import unicodedata
+from collections.abc import Collection, Iterator
 
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
@@ -113,17 +114,24 @@ NAME_RULE = (
 )
 
 
+def hidden_characters(text: str, refused: Collection[str]) -> Iterator[tuple[int, str, str]]:
+    """(position from 1, character, category) of each character of a category in ``refused``, but
+    for those that text written by people needs: zero-width joiners and the tags of flag emoji."""
+    flags = {i for m in EMOJI_TAGS.finditer(text) for i in range(m.start(), m.end())}
+    for position, char in enumerate(text, start=1):
+        category = unicodedata.category(char)
+        if category in refused and char not in JOINERS and position - 1 not in flags:
+            yield position, char, category
+
+
 def check_display_name(name: str) -> str:
     """The name unchanged, or a validation error that names the rule and the first character it
     breaks.  Such characters could reorder or hide what the lobby and the other players see."""
-    flags = {i for m in EMOJI_TAGS.finditer(name) for i in range(m.start(), m.end())}
-    for position, char in enumerate(name, start=1):
-        category = unicodedata.category(char)
-        if category in REFUSED_CATEGORIES and char not in JOINERS and position - 1 not in flags:
-            what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
-            raise PydanticCustomError(
-                "display_name",
-                "{rule}: character {position} is {what}, {kind}",
-                {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
-            )
+    for position, char, category in hidden_characters(name, REFUSED_CATEGORIES):
+        what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
+        raise PydanticCustomError(
+            "display_name",
+            "{rule}: character {position} is {what}, {kind}",
+            {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
+        )
     return name
