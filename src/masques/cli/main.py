@@ -22,6 +22,7 @@ from rich.table import Table
 from ..engine import EngineError, GameRecord, game_catalogue, game_class, game_names
 from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
 from . import bench as bench_mod
+from .chat import app as chat_app
 from .options import load_with_words
 from .output import console, err_console, fail, progress_bar
 from .parts import render_observation, terminal_part
@@ -431,6 +432,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="Seconds an open match waits for players before it expires and leaves the lobby (86400).",
         ),
     ] = None,
+    leaderboard_min_games: Annotated[
+        int | None,
+        typer.Option(
+            envvar="MASQUES_LEADERBOARD_MIN_GAMES",
+            help="Rated games an account needs to appear on the leaderboards (5).",
+        ),
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -448,6 +456,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             bot_timeout=bot_timeout,
             grace_seconds=grace_seconds,
             open_expiry_seconds=open_expiry_seconds,
+            leaderboard_min_games=leaderboard_min_games,
         )
     except ValueError as exc:
         fail(str(exc))
@@ -504,6 +513,7 @@ def add_game_commands(typer_app: typer.Typer) -> None:
 
 
 app.add_typer(users_app)
+app.add_typer(chat_app)
 add_game_commands(app)
 
 
