@@ -338,6 +338,14 @@ class Stats:
     chat_sent: int = 0
     chat_received: int = 0
 
+    def refused(self, message: dict[str, Any]) -> bool:
+        """Count an ``error`` message (True) by its code."""
+        if message["type"] != "error":
+            return False
+        self.errors += 1
+        self.error_codes[str(message.get("code"))] += 1
+        return True
+
 
 async def human(**kwargs: Any) -> bool:
     """One seat's session; a dropped connection counts as an error and ends the table."""
@@ -420,9 +428,7 @@ async def _play(
             return False
         now = loop.time()
         message = json.loads(raw)
-        if message["type"] == "error":
-            stats.errors += 1
-            stats.error_codes[str(message.get("code"))] += 1
+        if stats.refused(message):
             continue
         if message["type"] == "chat":
             stats.chat_received += len(message["lines"])
@@ -1159,9 +1165,7 @@ async def spectated_human(
                 continue
             now = loop.time()
             message = json.loads(raw)
-            if message["type"] == "error":
-                stats.errors += 1
-                stats.error_codes[str(message.get("code"))] += 1
+            if stats.refused(message):
                 continue
             if message["type"] != "state" or (latest is not None and message["version"] < latest["version"]):
                 continue

@@ -160,12 +160,20 @@ def test_a_live_clock_counts_each_move_and_the_seat_at_zero_loses(timed: Any, cl
         conn.close()
 
 
+def first_mover(
+    server: Any, api: httpx.Client, control: dict[str, Any]
+) -> tuple[str, dict[int, str], int, support.Conn, dict[str, Any]]:
+    """A new two-player match of ``control`` lost at zero: its id, its seats' tokens, the seat whose
+    time runs first, that seat's connection and its first view."""
+    match_id, tokens = timed_match(api, control, at_zero="lose")
+    first = support.summary(api, match_id)["clock"]["running"]
+    conn = support.Conn(server.ws_url, match_id, tokens[first], first)
+    return match_id, tokens, first, conn, conn.first_state()
+
+
 def test_a_move_after_the_deadline_is_refused_and_the_time_runs_out(timed: Any, clock: FakeClock) -> None:
     with browser(timed) as api:
-        match_id, tokens = timed_match(api, LIVE, at_zero="lose")
-        first = support.summary(api, match_id)["clock"]["running"]
-        conn = support.Conn(timed.ws_url, match_id, tokens[first], first)
-        state = conn.first_state()
+        match_id, _tokens, first, conn, state = first_mover(timed, api, LIVE)
         clock.t += 60.5
         refused = conn.refused({"type": "action", "action": state["legal"][0]["id"], "version": 0})
         assert refused["code"] in ("out_of_time", "not_running")  # the server's own look may come first
@@ -210,10 +218,7 @@ def test_a_clock_is_right_across_a_restart_and_runs_out_while_the_server_is_down
     first = support.ThreadServer(url, limits=LIMITS, clock=clock).start()
     try:
         with browser(first) as api:
-            match_id, tokens = timed_match(api, control, at_zero="lose")
-            mover = support.summary(api, match_id)["clock"]["running"]
-            conn = support.Conn(first.ws_url, match_id, tokens[mover], mover)
-            state = conn.first_state()
+            match_id, tokens, mover, conn, state = first_mover(first, api, control)
             clock.t += 20
             conn.act(state["legal"][0]["id"], 0)
             before = conn.wait_version(1)["match"]["clock"]

@@ -28,29 +28,34 @@ def migrate(url: str, revision: str, *, down: bool = False) -> None:
     engine.dispose()
 
 
-@pytest.mark.parametrize("backend", support.BACKENDS)
-def test_0004_keeps_earlier_matches_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
-    url = support.fresh_database_url(backend, tmp_path)
-    migrate(url, "0003")
+def old_match(url: str, match_id: str, status: str) -> None:
+    """A two-player Masker match with its seats, written with the columns of migration 0003."""
     engine = create_engine(url)
     with engine.begin() as connection:
         connection.execute(
             text(
                 "INSERT INTO matches (id, game, rules_version, options, seed, status, created, turn_seconds,"
-                " secret, chance, seeded) VALUES ('00000000000000aa', 'masker', '2', '{\"players\": 2}', 3,"
-                " 'finished', :t, 0, :s, 2, false)"
+                " secret, chance, seeded) VALUES (:id, 'masker', '2', '{\"players\": 2}', 3,"
+                " :status, :t, 0, :s, 2, false)"
             ),
-            {"t": datetime(2026, 1, 2, tzinfo=UTC), "s": "ab" * 32},
+            {"id": match_id, "status": status, "t": datetime(2026, 1, 2, tzinfo=UTC), "s": "ab" * 32},
         )
         for seat in (0, 1):
             connection.execute(
                 text(
-                    "INSERT INTO seats (match_id, seat, kind, name)"
-                    " VALUES ('00000000000000aa', :n, 'human', :m)"
+                    "INSERT INTO seats (match_id, seat, kind, name, token_hash)"
+                    " VALUES (:id, :n, 'human', :m, :h)"
                 ),
-                {"n": seat, "m": f"p{seat}"},
+                {"id": match_id, "n": seat, "m": f"p{seat}", "h": f"{seat}" * 64},
             )
     engine.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0004_keeps_earlier_matches_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0003")
+    old_match(url, "00000000000000aa", "finished")
 
     storage = Storage(url)
     storage.migrate()  # to head, as the server does on start
@@ -78,25 +83,7 @@ def test_0005_keeps_a_running_match_which_learns_whose_move_it_is_when_loaded(
     load writes whose move it is (so "your turn" lists find it); 0005 also goes down and up."""
     url = support.fresh_database_url(backend, tmp_path)
     migrate(url, "0004")
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO matches (id, game, rules_version, options, seed, status, created, turn_seconds,"
-                " secret, chance, seeded, private) VALUES ('00000000000000bb', 'masker', '2',"
-                " '{\"players\": 2}', 3, 'running', :t, 0, :s, 2, false, false)"
-            ),
-            {"t": datetime(2026, 1, 2, tzinfo=UTC), "s": "cd" * 32},
-        )
-        for seat in (0, 1):
-            connection.execute(
-                text(
-                    "INSERT INTO seats (match_id, seat, kind, name, token_hash)"
-                    " VALUES ('00000000000000bb', :n, 'human', :m, :h)"
-                ),
-                {"n": seat, "m": f"p{seat}", "h": f"{seat}" * 64},
-            )
-    engine.dispose()
+    old_match(url, "00000000000000bb", "running")
 
     storage = Storage(url)
     storage.migrate()

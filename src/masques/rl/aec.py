@@ -173,20 +173,9 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``: the agent to act's observation, cumulative reward, termination,
-        truncation and info.  The observation is ``observe``'s, written out here: this runs on
-        every step."""
+        truncation and info, read straight from this environment's fields (it runs on every step)."""
         agent = self.agent_selection
-        obs: Observation | None = None
-        if observe:
-            state = self.state_
-            if state is None:
-                raise RuntimeError(NOT_RESET)
-            seat = self.seat_of[agent]
-            if seat == self._to_act:
-                mask = self.encoder.mask(state)
-            else:
-                mask = np.zeros(self._num_actions, dtype=np.int8)
-            obs = {"observation": self.tracker.vector(state, seat), "action_mask": mask}
+        obs = self.observe(agent) if observe else None
         return (
             obs,
             self._cumulative_rewards[agent],
