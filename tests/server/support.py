@@ -75,9 +75,14 @@ SUMMARY_KEYS = {
     "rematch",
     "can_abort",
     "grace_seconds",
+    "rated",
+    "clock",
+    "ratings",
 }
 SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned", "person"}
 ERROR_KEYS = {"type", "code", "message", "version"}
+CHAT_KEYS = {"type", "channel", "history", "lines"}
+LINE_KEYS = {"id", "seat", "name", "player", "text", "at", "version"}
 
 RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_seed=True)
 """The limits of the servers most tests share: every test talks from 127.0.0.1, so the per-client
@@ -113,13 +118,16 @@ class ThreadServer:
         bot_workers: int = 2,
         limits: Limits = RELAXED,
         bot_pool: Any = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.database_url = database_url
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((HOST, 0))
         self.port = int(self.sock.getsockname()[1])
-        self.app = create_app(database_url, bot_workers=bot_workers, limits=limits, bot_pool=bot_pool)
+        self.app = create_app(
+            database_url, bot_workers=bot_workers, limits=limits, bot_pool=bot_pool, clock=clock
+        )
         config = uvicorn.Config(
             self.app,
             ws_max_size=MAX_MESSAGE * 4,
@@ -557,19 +565,26 @@ def check_messages(
     * ``presence`` carries the lobby summary only; ``error`` carries a code, a reason and the version;
       an illegal action's reason is the same in every state the seat cannot tell from the true one
       (determinizations built from its own observations);
+    * ``chat`` carries lines of the channels the connection may read: the spectators' chat never
+      reaches a player's connection before that connection was told the match is over;
     * no message contains any seat token.
     """
     secrets_ = [t for t in tokens if t]
     game = replay.record.game
     checked = 0
+    over: dict[int, bool] = {}  # per connection: it has been told the match is over
     for conn, message in all_messages(conns):
         seat = conn.seat
         text = json.dumps(message)
         for token in secrets_:
             assert token not in text, f"a seat token was sent to seat {seat}"
         kind = message.get("type")
-        assert kind in ("state", "presence", "error"), message
-        if kind == "state":
+        assert kind in ("state", "presence", "error", "chat"), message
+        if kind in ("state", "presence") and message["match"]["status"] not in ("open", "running"):
+            over[id(conn)] = True
+        if kind == "chat":
+            _check_chat(message, seat, over.get(id(conn), False))
+        elif kind == "state":
             _check_state(replay, game, seat, seat_kinds, message)
         elif kind == "presence":
             assert set(message) == {"type", "match"}, message
@@ -586,6 +601,17 @@ def check_messages(
             if error["code"] == "illegal_action" and conn.seat is not None and isinstance(payload, dict):
                 _check_illegal_reason(replay, conn.seat, payload, error, samples)
     return checked
+
+
+def _check_chat(message: dict[str, Any], seat: int | None, over: bool) -> None:
+    assert set(message) == CHAT_KEYS, message
+    assert message["channel"] in ("players", "spectators"), message
+    if message["channel"] == "spectators" and seat is not None:
+        assert over, f"the spectators' chat reached seat {seat} while the match was played: {message}"
+    assert isinstance(message["history"], bool) and message["lines"], message
+    for line in message["lines"]:
+        assert set(line) == LINE_KEYS, line
+        assert (line["seat"] is None) == (message["channel"] == "spectators"), line
 
 
 def _check_summary(summary: dict[str, Any], seat_kinds: list[str]) -> None:

@@ -222,6 +222,9 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "rematch": None,
         "can_abort": False,
         "grace_seconds": 120.0,
+        "rated": False,
+        "clock": None,
+        "ratings": None,
         "seats": [
             {
                 "seat": i,

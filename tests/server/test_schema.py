@@ -138,7 +138,7 @@ def test_refusals_are_documented_with_the_error_body_and_429_with_retry_after(ap
                 api_operations += 1
                 too_many = operation["responses"]["429"]
                 assert too_many["headers"]["Retry-After"]["schema"]["type"] == "integer"
-    assert api_operations == 21
+    assert api_operations == 25
     params = {
         p["name"]: p["in"] for p in schema["paths"]["/api/matches/{match_id}/record"]["get"]["parameters"]
     }
@@ -254,3 +254,36 @@ def _people_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
         hit("POST", logout, logout, 403, client=sam, headers={"x-csrf-token": "forged"})
         hit("POST", logout, logout, 401, client=stale)
         hit("POST", logout, logout, 204, client=sam)
+        _rating_routes(hit, api, player_id)
+
+
+def _rating_routes(hit: Hit, api: httpx.Client, player_id: str) -> None:
+    """Turn alerts, leaderboards, rating histories and the chat of a match."""
+    waiting, board, ratings, chat = (
+        "/api/me/waiting",
+        "/api/leaderboard",
+        "/api/players/{player_id}/ratings",
+        "/api/matches/{match_id}/chat",
+    )
+    with support.browser(api) as una:
+        hit("GET", waiting, waiting, 401, client=una)
+        support.signup(una, support.unique("Una"))
+        hit("GET", waiting, waiting, 200, client=una)
+    hit("GET", board, board, 200, params={"game": "masker"})
+    hit("GET", board, board, 400, params={"game": "masker", "family": "solo"})
+    hit("GET", board, board, 404, params={"game": "chess"})
+    hit(
+        "GET",
+        ratings,
+        f"/api/players/{player_id}/ratings",
+        200,
+        params={"game": "maske", "family": "multi-player"},
+    )
+    hit("GET", ratings, f"/api/players/{player_id}/ratings", 400, params={"game": "maske", "family": "x"})
+    hit("GET", ratings, f"/api/players/{NO_MATCH}/ratings", 404, params={"game": "maske"})
+    two = {"game": "masker", "options": {"players": 2}, "seats": [{"kind": "human"}] * 2}
+    opened = hit("POST", "/api/matches", "/api/matches", 201, json=two).json()["id"]
+    hit("GET", chat, f"/api/matches/{opened}/chat", 200)
+    hit("GET", chat, f"/api/matches/{opened}/chat", 400, headers={"X-Seat-Token": "x" * 201})
+    hit("GET", chat, f"/api/matches/{opened}/chat", 403, headers={"X-Seat-Token": "not-a-token"})
+    hit("GET", chat, f"/api/matches/{NO_MATCH}/chat", 404)

@@ -431,6 +431,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="Seconds an open match waits for players before it expires and leaves the lobby (86400).",
         ),
     ] = None,
+    leaderboard_min_games: Annotated[
+        int | None,
+        typer.Option(
+            envvar="MASQUES_LEADERBOARD_MIN_GAMES",
+            help="Rated games an account needs to appear on the leaderboards (5).",
+        ),
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -448,6 +455,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             bot_timeout=bot_timeout,
             grace_seconds=grace_seconds,
             open_expiry_seconds=open_expiry_seconds,
+            leaderboard_min_games=leaderboard_min_games,
         )
     except ValueError as exc:
         fail(str(exc))

@@ -18,10 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -39,11 +40,11 @@ from ..engine import (
     game_names,
     redacted_record,
 )
-from . import people
+from . import boards, people
 from .accounts import COOKIE, LoginGuard
 from .errors import ServerError
 from .limits import Limits, client_key
-from .matches import HUMAN, Client, LiveMatch, Registry
+from .matches import HUMAN, Client, LiveMatch, Player, Registry
 from .schema import documented_openapi, errors
 from .security import SecurityHeaders, check_display_name, docs_page
 from .storage import FileOwner, Storage
@@ -77,6 +78,19 @@ class CreateMatch(BaseModel):
     turn_seconds: int = Field(default=0, ge=0, le=3600, description="per-turn clock for humans; 0 = none")
     private: bool = Field(
         default=False, description="not listed in the lobby; joined by its invite link only"
+    )
+    rated: bool = Field(
+        default=False, description="rated: only accounts (and bots) play it; needs an account to create"
+    )
+    clock: dict[str, Any] | None = Field(
+        default=None,
+        description='{"kind": "fischer", "base": 60..10800, "increment": 0..180} (seconds), '
+        '{"kind": "correspondence", "days": 1|3|7}, or {"kind": "turn", "seconds": n} (as turn_seconds)',
+    )
+    at_zero: Literal["lose", "bot"] | None = Field(
+        default=None,
+        description="when a person's time runs out: the seat loses, or a bot plays it on "
+        "(default: lose when rated, bot when casual)",
     )
 
 
@@ -155,9 +169,11 @@ def create_app(
     redis_url: str | None = None,
     limits: Limits | None = None,
     bot_pool: Any = None,
+    clock: Callable[[], float] = time.time,
 ) -> FastAPI:
     """The server.  ``limits`` defaults to :meth:`Limits.from_env` (on by default); ``bot_pool`` makes
-    the executor bots run in (default: a pool of worker processes)."""
+    the executor bots run in (default: a pool of worker processes); ``clock`` is the time the match
+    clocks read (epoch seconds; tests set it)."""
     storage = Storage(database_url)
     limits = limits or Limits.from_env()
     owner = FileOwner(database_url)
@@ -168,7 +184,12 @@ def create_app(
         try:
             storage.migrate()
             registry = Registry(
-                storage, bot_workers=bot_workers, redis_url=redis_url, limits=limits, bot_pool=bot_pool
+                storage,
+                bot_workers=bot_workers,
+                redis_url=redis_url,
+                limits=limits,
+                bot_pool=bot_pool,
+                clock=clock,
             )
             app.state.registry = registry
             app.state.storage = storage
@@ -186,6 +207,7 @@ def create_app(
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
     app.include_router(people.router(LoginGuard()))
+    app.include_router(boards.router())
 
     def registry_of(request: Request | WebSocket) -> Registry:
         registry: Registry = request.app.state.registry
@@ -217,6 +239,7 @@ def create_app(
     @app.get("/match/{match_id}/replay", include_in_schema=False)
     @app.get("/player/{player_id}", include_in_schema=False)
     @app.get("/me", include_in_schema=False)
+    @app.get("/leaderboard", include_in_schema=False)
     async def client() -> Response:
         """The single-page client: every page of it is the same document."""
         index = STATIC / "index.html"
@@ -242,8 +265,9 @@ def create_app(
     @app.post("/api/matches", status_code=201, responses=errors(400, 401, 403, 404, 413))
     async def create_match(body: CreateMatch, request: Request) -> dict[str, Any]:
         """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
-        only when at most one seat is a person.  A private match's answer carries its invite code."""
-        await people.acting(request)
+        only when at most one seat is a person.  A private match's answer carries its invite code.
+        A rated match needs an account; a clock is a time control (see the field)."""
+        signed = await people.acting(request)
         owner = await client_of(request, "create")
         if body.game not in game_names():
             raise ServerError(
@@ -254,14 +278,37 @@ def create_app(
         except EngineError as exc:
             raise ServerError(400, "bad_options", str(exc)) from None
         seats = [s.kind for s in body.seats] if body.seats is not None else [HUMAN] * game.num_players
+        if body.rated and (signed is None or signed.player.kind != "account"):
+            raise ServerError(
+                403, "account_required", "only an account can create a rated match: sign up or log in"
+            )
+        turn_seconds = body.turn_seconds
+        if body.clock is not None and body.clock.get("kind") == "turn":
+            seconds = body.clock.get("seconds")
+            if (
+                set(body.clock) != {"kind", "seconds"}
+                or not isinstance(seconds, int)
+                or not 30 <= seconds <= 3600
+            ):
+                raise ServerError(
+                    400, "bad_clock", "a per-turn clock is {'kind': 'turn', 'seconds': 30..3600}"
+                )
+            if turn_seconds and turn_seconds != seconds:
+                raise ServerError(
+                    400, "bad_clock", "a match has one clock: give either turn_seconds or a clock"
+                )
+            turn_seconds = seconds
         match = await registry_of(request).create(
             body.game,
             body.options,
             seats,
             seed=body.seed,
-            turn_seconds=body.turn_seconds,
+            turn_seconds=turn_seconds,
             owner=owner,
             private=body.private,
+            rated=body.rated,
+            clock=body.clock,
+            at_zero=body.at_zero,
         )
         return {**match.summary(), "invite": match.invite} if match.private else match.summary()
 
@@ -404,6 +451,21 @@ def create_app(
         views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
         return views
 
+    @app.get("/api/matches/{match_id}/chat", responses=errors(400, 403, 404))
+    async def chat(
+        match_id: str,
+        request: Request,
+        x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
+    ) -> dict[str, Any]:
+        """The match's chat as the token's seat (or the session's player, or a spectator) may read it:
+        ``players`` and ``spectators`` lines, oldest first (``spectators`` is null for a player while
+        the match is played)."""
+        await client_of(request, "read")
+        registry = registry_of(request)
+        match = await registry.get(match_id)
+        seat = await viewer_seat(request, match, x_seat_token)
+        return await registry.chat_lines(match, seat)
+
     async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
         """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""
         if token:
@@ -422,8 +484,9 @@ def create_app(
                 token, first = await read_hello(websocket)  # nothing is sent before the hello
             await registry.rates.check("connect", key)
             match = await registry.get(match_id)
-            seat = match.seat_of_token(token) if token else await session_seat(websocket, match)
-            client = Client(seat, websocket.send_text)
+            player = await session_player(websocket)
+            seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+            client = Client(seat, websocket.send_text, player)
             await registry.connect(match, client)
         except WebSocketDisconnect:
             return
@@ -443,7 +506,7 @@ def create_app(
                     await registry.rates.check("message", key)
                     if message.get("text") is None:
                         raise ServerError(400, "bad_message", "send messages as text frames of JSON")
-                    await _handle(registry, match, client, message["text"])
+                    await _handle(registry, match, client, message["text"], key)
                     refused = 0
                 except ServerError as exc:
                     refused = refused + 1 if exc.status == 429 else 0
@@ -458,9 +521,9 @@ def create_app(
             client.drop()
             pump.cancel()
 
-    async def session_seat(websocket: WebSocket, match: LiveMatch) -> int | None:
-        """The seat of the connection's signed-in player: only for a page of this site (a page
-        elsewhere must not use a visitor's cookie to play for them)."""
+    async def session_player(websocket: WebSocket) -> Player | None:
+        """The connection's signed-in player (their seat, their name in the spectators' chat): only
+        for a page of this site (a page elsewhere must not use a visitor's cookie to play for them)."""
         if COOKIE not in websocket.cookies:
             return None
         if not people.same_origin(websocket):
@@ -469,7 +532,7 @@ def create_app(
             signed = await people.signed_in(websocket)
         except ServerError:
             return None  # a stale cookie watches
-        return match.seat_of_player(None if signed is None else signed.player)
+        return None if signed is None else signed.player
 
     async def _pump(websocket: WebSocket, client: Client) -> None:
         """Write the connection's messages; one too slow to take them is closed (it may reconnect)."""
@@ -478,7 +541,7 @@ def create_app(
             with contextlib.suppress(Exception):
                 await websocket.close(code=1013)
 
-    async def _handle(registry: Registry, match: LiveMatch, client: Client, text: str) -> None:
+    async def _handle(registry: Registry, match: LiveMatch, client: Client, text: str, key: str) -> None:
         if len(text.encode("utf-8")) > MAX_MESSAGE:
             raise ServerError(413, "too_large", f"messages are limited to {MAX_MESSAGE} bytes")
         try:
@@ -492,17 +555,21 @@ def create_app(
         kind = message.get("type")
         if kind == "hello":
             raise ServerError(400, "bad_message", "hello is the first message of a connection, and only it")
-        allowed = {"action": {"type", "action", "version"}}.get(str(kind), {"type"})
+        allowed = {"action": {"type", "action", "version"}, "chat": {"type", "text"}}.get(str(kind), {"type"})
         unknown = set(message) - allowed
         if unknown:
             raise ServerError(400, "bad_message", f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
         if kind == "ping":
             return
         if kind == "sync":
-            registry.sync(match, client)
+            await registry.sync(match, client)
+            return
+        if kind == "chat":
+            await registry.rates.check("chat", key)
+            await registry.say(match, client, message.get("text"))
             return
         if kind != "action":
-            raise ServerError(400, "bad_message", "message types are 'action', 'sync' and 'ping'")
+            raise ServerError(400, "bad_message", "message types are 'action', 'chat', 'sync' and 'ping'")
         await registry.submit(match, client.seat, message.get("action"), message.get("version"))
 
     return app

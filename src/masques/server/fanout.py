@@ -3,7 +3,8 @@
 After a process commits an action (or a seat changes) it publishes the match id on a channel; the
 others, if they serve that match, read the new actions from the database and send their clients
 the new views.  The database stays the single source of truth (its unique (match, number)
-constraint lets only one process commit each version); Redis only carries "look again" notes.
+constraint lets only one process commit each version); Redis only carries "look again" notes, and
+"a chat line was said" notes (the line itself is read from the database).
 """
 
 from __future__ import annotations
@@ -21,9 +22,15 @@ PRESENCE_TTL = 30
 
 
 class Fanout:
-    def __init__(self, url: str, on_change: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        url: str,
+        on_change: Callable[[str], Awaitable[None]],
+        on_chat: Callable[[str, int], Awaitable[None]] | None = None,
+    ) -> None:
         self.url = url
         self.on_change = on_change
+        self.on_chat = on_chat
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
@@ -45,13 +52,21 @@ class Fanout:
                 message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
             )
             data = message["data"].decode() if isinstance(message["data"], bytes) else str(message["data"])
-            if data == self.origin:
+            origin, _, chat_line = data.partition(":chat:")
+            if origin == self.origin:
                 continue
             with contextlib.suppress(Exception):  # one bad note must not stop the listener
-                await self.on_change(channel[len(CHANNEL) :])
+                if chat_line and self.on_chat is not None:
+                    await self.on_chat(channel[len(CHANNEL) :], int(chat_line))
+                elif not chat_line:
+                    await self.on_change(channel[len(CHANNEL) :])
 
     async def publish(self, match_id: str) -> None:
         await self.client.publish(CHANNEL + match_id, self.origin)
+
+    async def said(self, match_id: str, line_id: int) -> None:
+        """Tell the other processes that a chat line of this match was stored."""
+        await self.client.publish(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
     async def here(self, match_id: str, seats: list[int]) -> None:
         """Note that these seats are connected to this process (the note lasts PRESENCE_TTL)."""

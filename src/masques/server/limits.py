@@ -3,7 +3,8 @@
 A client is its address (the account, once accounts exist).  Every limit is on by default and can be
 set by a ``masques serve`` flag or an environment variable (``MASQUES_RATE_LIMITS``,
 ``MASQUES_MAX_BOT_MATCHES``, ``MASQUES_MAX_SPECTATORS``, ``MASQUES_BOT_TIMEOUT``,
-``MASQUES_GRACE_SECONDS``, ``MASQUES_OPEN_EXPIRY_SECONDS``, ``MASQUES_ABANDONED_BOT``).  Rate limits use
+``MASQUES_GRACE_SECONDS``, ``MASQUES_OPEN_EXPIRY_SECONDS``, ``MASQUES_ABANDONED_BOT``,
+``MASQUES_LEADERBOARD_MIN_GAMES``).  Rate limits use
 the ``limits`` package's moving windows, in memory or, when the servers share a Redis, in Redis so
 that every process counts the same requests.  A refusal is a :class:`ServerError` with status 429 and
 the seconds to wait, which the HTTP layer sends as ``Retry-After``.
@@ -34,6 +35,7 @@ RATE_DEFAULTS: dict[str, str] = {
     "message": "20/second;400/minute",  # WebSocket messages
     "login": "10/minute;100/hour",  # log-in attempts (failures also back off per username)
     "signup": "5/minute;30/hour",  # new accounts and guests
+    "chat": "1/second;20/minute",  # chat lines
 }
 """Default rate limits per client, in the ``limits`` notation (``N/period``, several joined by ';')."""
 
@@ -55,7 +57,10 @@ class Limits:
     open_expiry_seconds: float = 86400.0
     """Seconds an open match waits for its players before it expires and leaves the lobby."""
     abandoned_bot: str = "medium"
-    """The bot level that takes over an abandoned seat."""
+    """The bot level that takes over an abandoned seat (and a seat whose time ran out, where the
+    match chose that a bot plays on)."""
+    leaderboard_min_games: int = 5
+    """Rated games an account needs to appear on a leaderboard."""
     any_seed: bool = False
     """Accept a chosen seed for any match, not only where at most one seat is a person: for an
     operator who deals the same cards at every table of an event (``MASQUES_ANY_SEED=1``)."""
@@ -101,6 +106,7 @@ class Limits:
             ("bot_timeout", "MASQUES_BOT_TIMEOUT"),
             ("grace_seconds", "MASQUES_GRACE_SECONDS"),
             ("open_expiry_seconds", "MASQUES_OPEN_EXPIRY_SECONDS"),
+            ("leaderboard_min_games", "MASQUES_LEADERBOARD_MIN_GAMES"),
         ):
             if var in env:
                 try:
@@ -116,6 +122,7 @@ class Limits:
             bot_timeout=numbers.get("bot_timeout", limits.bot_timeout),
             grace_seconds=numbers.get("grace_seconds", limits.grace_seconds),
             open_expiry_seconds=numbers.get("open_expiry_seconds", limits.open_expiry_seconds),
+            leaderboard_min_games=int(numbers.get("leaderboard_min_games", limits.leaderboard_min_games)),
         )
         if "MASQUES_ABANDONED_BOT" in env:
             limits = replace(limits, abandoned_bot=env["MASQUES_ABANDONED_BOT"].strip())

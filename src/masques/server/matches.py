@@ -35,11 +35,14 @@ from sqlalchemy.exc import IntegrityError
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
+from . import clocks
 from .bots import FairQueue, Job, bot_move, decide, process_pool
+from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
 from .errors import ServerError
 from .fanout import Fanout
 from .limits import Limits, RateLimiter
-from .storage import MatchRow, NewMatch, NewSeat, SeatRow, Storage, aware, hash_token
+from .ratings import ranks_from_returns, ranks_from_winners
+from .storage import ChatRow, MatchRow, NewMatch, NewSeat, SeatRow, Storage, Turn, aware, hash_token
 
 __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
@@ -60,9 +63,20 @@ SWEEP_SECONDS = 10.0
 EXPIRY_ROUNDS = 6
 """Open matches are checked for expiry every this many sweeps."""
 BOT_RETRY_SECONDS = (1.0, 5.0, 30.0)
+CLOCK_POLL = 1.0
+"""A running clock looks at the time at least this often (the registry's clock may be set, not run)."""
 """Waits before a bot loop that failed (e.g. the database was away) starts again."""
 
 Send = Callable[[str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who a cookie-authenticated request comes from."""
+
+    id: str
+    name: str
+    kind: str  # guest or account
 
 
 @dataclass(eq=False)
@@ -74,6 +88,7 @@ class Client:
 
     seat: int | None
     send_text: Send
+    player: Player | None = None  # the signed-in player on this connection (a spectator's chat name)
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     dropped: bool = False
 
@@ -137,15 +152,6 @@ class Seat:
         return self.token_hash is not None or self.player_id is not None
 
 
-@dataclass(frozen=True)
-class Player:
-    """Who a cookie-authenticated request comes from."""
-
-    id: str
-    name: str
-    kind: str  # guest or account
-
-
 @dataclass
 class LiveMatch:
     id: str
@@ -167,6 +173,11 @@ class LiveMatch:
     end: dict[str, Any] | None = None  # how it ended: reason, losing seats, winners
     rematch: dict[str, Any] | None = None  # the one rematch offer: answers, new match, declined
     grace_seconds: float = 120.0
+    rated: bool = False
+    clock: dict[str, Any] | None = None  # clocks.py's: the time control, and once started each seat's time
+    deadline: float | None = None  # epoch s: when the person to move runs out (stored with the match)
+    ratings: list[Any] | None = None  # each seat's rating before and after, once a rated match ended
+    now: Callable[[], float] = time.time  # the registry's clock (tests drive it)
     actors: list[int] = field(default_factory=list)  # the seat that made each action
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
@@ -182,11 +193,32 @@ class LiveMatch:
 
     def busy(self) -> bool:
         """Whether anything keeps the match in memory: connections, a bot thinking, a clock, a request."""
+        # A correspondence clock waits days: the sweep finds its deadline in storage instead.
+        clock = self.clock_task if not self.correspondence else None
         return bool(
             self.clients
-            or any(t is not None and not t.done() for t in (self.bot_task, self.clock_task, self.away_task))
+            or any(t is not None and not t.done() for t in (self.bot_task, clock, self.away_task))
             or self.lock.locked()
         )
+
+    @property
+    def correspondence(self) -> bool:
+        return self.clock is not None and self.clock["kind"] == clocks.CORRESPONDENCE
+
+    @property
+    def playing(self) -> list[bool]:
+        """Which seats a person plays now (the seats whose clocks run)."""
+        return [s.kind == HUMAN for s in self.seats]
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.state.is_terminal() else self.state.current_player
+
+    def turn(self) -> Turn:
+        """Whose move it is and the clock, as the match row keeps them (the deadline recomputed)."""
+        started = self.clock is not None and "remaining" in self.clock
+        running = self.clock if started and self.status == "running" else None
+        return Turn(self.to_move, self.clock, clocks.deadline(running, self.to_move, self.playing))
 
     def secret_stream(self, purpose: str) -> random.Random:
         """Randomness for ``purpose`` (a bot's decision, a clock's move), keyed by the match's secret
@@ -230,9 +262,10 @@ class LiveMatch:
     def abandoned(self, seat: int, now: float | None = None) -> bool:
         """A person's seat nobody has been connected to for longer than the grace period."""
         info = self.seats[seat]
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         return (
             self.status == "running"
+            and not self.correspondence  # its players come back days later: only its clock decides
             and info.held
             and info.away_since is not None
             and now - info.away_since >= self.grace_seconds
@@ -246,7 +279,18 @@ class LiveMatch:
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: no hidden information, no tokens."""
         connected = {c.seat for c in self.clients}
-        now = time.time()
+        now = self.now()
+        started = self.clock is not None and "remaining" in self.clock
+        clock = clocks.summary(
+            self.clock if started else None,
+            self.to_move,
+            self.playing,
+            now,
+            turn_seconds=self.turn_seconds,
+            turn_deadline=self.turn_deadline,
+        )
+        if self.clock is not None and not started:  # not started yet: the control alone
+            clock = {**self.clock, "remaining": None, "running": None, "deadline": None, "now": now}
         return {
             "id": self.id,
             "game": self.game.name,
@@ -265,6 +309,9 @@ class LiveMatch:
             "rematch": self.rematch,
             "can_abort": self.can_abort(),
             "grace_seconds": self.grace_seconds,
+            "rated": self.rated,
+            "clock": clock,
+            "ratings": self.ratings,
             "seats": [
                 {
                     "seat": i,
@@ -305,11 +352,13 @@ class LiveMatch:
         as a job to run off the event loop (it works on a snapshot of the log).
 
         Each step's view is built exactly as a live view is, from that step's observation alone, so a
-        replay shows nothing the seat could not see while playing; nobody can act in it."""
+        replay shows nothing the seat could not see while playing; nobody can act in it.  (The chat
+        is read apart: each line says the version it was said at.)"""
         game, seed, chance = self.game, self.seed, self.chance
         actions, actors = list(self.state.history), list(self.actors)
         summary = self.summary()
         end = self.end
+        clock = summary["clock"] and {**summary["clock"], "running": None, "deadline": None}
 
         def views() -> list[dict[str, Any]]:
             state = initial_state(game, seed, chance)
@@ -326,6 +375,8 @@ class LiveMatch:
                     "rematch": None,
                     "can_abort": False,
                     "turn_deadline": None,
+                    "clock": clock,
+                    "ratings": summary["ratings"] if last else None,
                     "spectators": 0,
                     "seats": [
                         {**info, "connected": False, "away_since": None, "abandoned": False}
@@ -403,11 +454,13 @@ class Registry:
         redis_url: str | None = None,
         limits: Limits | None = None,
         bot_pool: Callable[[], Any] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.storage = storage
+        self.now = clock  # epoch seconds; the tests drive it
         self.limits = limits or Limits()
         self.rates = RateLimiter(self.limits, redis_url)
-        self.fanout = Fanout(redis_url, self._on_remote_change) if redis_url else None
+        self.fanout = Fanout(redis_url, self._on_remote_change, self._on_remote_chat) if redis_url else None
         self.matches: dict[str, LiveMatch] = {}
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
@@ -450,6 +503,10 @@ class Registry:
                     for match in list(self.matches.values()):
                         seats = {c.seat for c in match.clients if c.seat is not None}
                         await self.fanout.here(match.id, sorted(seats))
+            try:
+                await self.check_deadlines()
+            except Exception:
+                log.exception("checking the clocks failed; trying again later")
             if rounds % EXPIRY_ROUNDS == 0:
                 try:
                     await self.expire_open()
@@ -464,6 +521,8 @@ class Registry:
         now = time.monotonic()
         gone = [m for m in self.matches.values() if not m.busy() and now - m.last_used >= idle]
         for match in gone:
+            if match.clock_task is not None:
+                match.clock_task.cancel()  # a correspondence clock's: the sweep watches its deadline
             del self.matches[match.id]
         return len(gone)
 
@@ -479,7 +538,12 @@ class Registry:
         turn_seconds: int = 0,
         owner: str | None = None,
         private: bool = False,
+        rated: bool = False,
+        clock: dict[str, Any] | None = None,
+        at_zero: str | None = None,
     ) -> LiveMatch:
+        """A new match (``clock``: a time control as :func:`clocks.control` takes it; ``at_zero``:
+        what a person's running out of time does, by default lose when rated and a bot when not)."""
         try:
             game = game_class(game_name)(options)
         except EngineError as exc:
@@ -494,6 +558,16 @@ class Registry:
                     make_bot(kind, game_name)
                 except ValueError as exc:
                     raise ServerError(400, "bad_seats", str(exc)) from None
+        try:
+            control = clocks.control(clock, turn_seconds=turn_seconds)
+        except clocks.ClockError as exc:
+            raise ServerError(400, "bad_clock", str(exc)) from None
+        if at_zero is not None and at_zero not in clocks.AT_ZERO:
+            raise ServerError(400, "bad_clock", "at_zero is 'lose' or 'bot'")
+        if control is not None:
+            control["at_zero"] = at_zero or ("lose" if rated else "bot")
+        if rated and seed is not None:
+            raise ServerError(400, "bad_request", "a rated match is dealt in secret: it takes no seed")
         if seed is not None and seats.count(HUMAN) > 1 and not self.limits.any_seed:
             raise ServerError(
                 403,
@@ -521,6 +595,8 @@ class Registry:
                 turn_seconds=turn_seconds,
                 owner=owner,
                 private=private,
+                rated=rated,
+                clock=control,
             )
         self.matches[match.id] = match
         await self._maybe_start(match)
@@ -536,12 +612,15 @@ class Registry:
         turn_seconds: int,
         owner: str | None,
         private: bool,
+        rated: bool,
+        clock: dict[str, Any] | None,
     ) -> LiveMatch:
         match_id = secrets.token_hex(8)
         secret = new_secret()
         seeded = seed is not None
         seed = derive_seed(secret, "game") if seed is None else seed
         chance = CHANCE_VERSION
+        state = initial_state(game, seed, chance)
         spec = NewMatch(
             match_id,
             game.name,
@@ -556,6 +635,9 @@ class Registry:
             seeded=seeded,
             owner=owner,
             private=private,
+            rated=rated,
+            clock=clock,
+            to_move=None if state.is_terminal() else state.current_player,
         )
         await asyncio.to_thread(self.storage.create_match, spec)
         created = spec.created
@@ -565,7 +647,7 @@ class Registry:
             seed,
             "open",
             [Seat(kind, None if kind == HUMAN else kind, None) for kind in seats],
-            initial_state(game, seed, chance),
+            state,
             rematch_of,
             turn_seconds,
             secret=f"{secret:064x}",
@@ -575,6 +657,9 @@ class Registry:
             private=private,
             created=created,
             grace_seconds=self.limits.grace_seconds,
+            rated=rated,
+            clock=clock,
+            now=self.now,
         )
 
     async def get(self, match_id: str) -> LiveMatch:
@@ -593,6 +678,8 @@ class Registry:
         if match.status == "running":
             self._schedule_bots(match)
             self._watch_away(match)
+            if match.clock_task is None or match.clock_task.done():
+                self._arm(match)
         return match
 
     def _load(self, match_id: str) -> LiveMatch:
@@ -622,10 +709,11 @@ class Registry:
             seeded=bool(row.seeded),
             owner=row.owner,
             grace_seconds=self.limits.grace_seconds,
+            now=self.now,
         )
         _copy_row(match, row)
         match.actors = [seat for seat, _ in log_rows]
-        now = time.time()
+        now = self.now()
         for seat in match.seats:
             seat.away_since = now if seat.held else None  # nobody is connected yet
         return match
@@ -691,6 +779,10 @@ class Registry:
         With an Idempotency-Key, a retry of a join that went through (its answer lost) gets the
         same seat and the same token.  A private match needs its invite code."""
         key_hash = hash_token(f"join-key/{join_key}") if join_key else None
+        if match.rated and (player is None or player.kind != "account"):
+            raise ServerError(
+                403, "account_required", "a rated match is played by accounts: sign up or log in to join"
+            )
         if match.private:
             if not invite:
                 raise ServerError(
@@ -727,7 +819,7 @@ class Registry:
                 HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
             )
             if not any(c.seat == seat for c in match.clients):
-                match.seats[seat].away_since = time.time()
+                match.seats[seat].away_since = self.now()
         await self._maybe_start(match)
         await self.broadcast(match)
         if self.fanout is not None:
@@ -757,9 +849,14 @@ class Registry:
     async def _maybe_start(self, match: LiveMatch) -> None:
         if match.status == "open" and all(s.taken for s in match.seats):
             match.status = "running"
-            await asyncio.to_thread(self.storage.set_status, match.id, "running")
+            if match.clock is not None:
+                match.clock = clocks.start(match.clock, len(match.seats), match.clock["at_zero"], self.now())
+            turn = match.turn()
+            match.deadline = turn.deadline
+            await asyncio.to_thread(self.storage.start_match, match.id, turn)
             self._schedule_bots(match)
             self._watch_away(match)
+            self._arm(match)
 
     async def reload_seats(self, match_ids: list[str]) -> None:
         """Seats changed hands in storage (a guest logged in): matches in memory read them again."""
@@ -788,7 +885,12 @@ class Registry:
         async with match.lock:
             if match.seats[seat].kind != HUMAN:
                 raise ServerError(409, "seat_is_bot", "a bot plays this seat now")
-            await self._commit(match, seat, action, version)
+            late = self._out_of_time(match) and match.to_move == seat
+            if not late:
+                await self._commit(match, seat, action, version)
+        if late:
+            await self.time_out(match)
+            raise ServerError(409, "out_of_time", "your time ran out before this move arrived")
         await self.broadcast(match)
         self._schedule_bots(match)
 
@@ -805,7 +907,7 @@ class Registry:
             trial.apply(action)
         except ActionError as exc:
             raise ServerError(422, "illegal_action", exc.reason) from None
-        status, end = None, None
+        status, end, ranks = None, None, None
         if trial.is_terminal():
             winners = trial.winners()
             status = "finished"
@@ -814,12 +916,28 @@ class Registry:
                 "seats": [s for s in range(len(match.seats)) if s not in winners],
                 "winners": winners,
             }
+            ranks = ranks_from_returns(trial.returns())
         now = datetime.now(UTC)
+        clock = match.clock
+        if clock is not None:
+            clock = clocks.after_move(clock, seat, match.playing, self.now())
+        to_move = None if trial.is_terminal() else trial.current_player
+        deadline = None if status else clocks.deadline(clock, to_move, match.playing)
+        turn = Turn(to_move, clock, deadline)
         append = partial(
-            self.storage.append_action, match.id, match.version, seat, action, status, end=end, at=now
+            self.storage.append_action,
+            match.id,
+            match.version,
+            seat,
+            action,
+            status,
+            end=end,
+            at=now,
+            turn=turn,
+            ranks=ranks,
         )
         try:
-            await asyncio.to_thread(append)
+            ratings = await asyncio.to_thread(append)
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.
@@ -831,8 +949,12 @@ class Registry:
         match.state = trial
         match.actors.append(seat)
         match.last_used = time.monotonic()
+        match.clock, match.deadline = clock, deadline
         if status:
-            match.status, match.end, match.finished = status, end, now
+            match.status, match.end, match.finished, match.ratings = status, end, now, ratings
+            self._finished(match)
+        else:
+            self._arm(match)
         if self.fanout is not None:
             await self.fanout.publish(match.id)
 
@@ -854,10 +976,21 @@ class Registry:
                 new.away_since = old.away_since
             match.seats = seats
             changed = True
-        if row is not None and (row.status, row.end, row.rematch) != (match.status, match.end, match.rematch):
+        if row is not None and (row.status, row.end, row.rematch, row.clock, row.deadline) != (
+            match.status,
+            match.end,
+            match.rematch,
+            match.clock,
+            match.deadline,
+        ):
+            finished = row.status != match.status and row.status == "finished"
             match.status = row.status
             _copy_row(match, row)
             changed = True
+            if finished:
+                self._finished(match)
+            else:
+                self._arm(match)
         return changed
 
     async def _on_remote_change(self, match_id: str) -> None:
@@ -919,28 +1052,46 @@ class Registry:
         await self._changed(match)
         self._schedule_bots(match)
 
-    async def _to_bot(self, match: LiveMatch, seat: int) -> None:
+    async def _to_bot(self, match: LiveMatch, seat: int, why: str = "was abandoned") -> None:
+        """A bot plays the seat from now on (its clock stops: bots have no time)."""
         level = self.limits.abandoned_bot
         name = match.seats[seat].name or level
         await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name)
         match.seats[seat].kind = level
         match.seats[seat].away_since = None
-        log.info("match %s: seat %s was abandoned and goes to the %s bot", match.id, seat, level)
+        if match.clock is not None:
+            turn = match.turn()
+            match.deadline = turn.deadline
+            await asyncio.to_thread(self.storage.set_clock, match.id, turn)
+            self._arm(match)
+        log.info("match %s: seat %s %s and goes to the %s bot", match.id, seat, why, level)
 
     async def _end(self, match: LiveMatch, end: dict[str, Any], not_running: str) -> None:
+        """End the match without its last move; a rated match rates it (no one wins an aborted one)."""
+        ranks = None if end["reason"] == "aborted" else ranks_from_winners(len(match.seats), end["winners"])
         async with match.lock:
             if match.status != "running":
                 raise ServerError(409, "not_running", not_running or "the match is not being played")
             now = datetime.now(UTC)
-            if not await asyncio.to_thread(self.storage.end_match, match.id, end, "finished", now):
+            finish = partial(self.storage.end_match, match.id, end, "finished", now, ranks=ranks)
+            done, ratings = await asyncio.to_thread(finish)
+            if not done:
                 await self._catch_up(match)
                 raise ServerError(409, "not_running", "the match has just ended")
-            match.status, match.end, match.finished = "finished", end, now
-            match.turn_deadline = None
-            for task in (match.clock_task, match.bot_task, match.away_task):
-                if task is not None and task is not asyncio.current_task():
-                    task.cancel()
+            match.status, match.end, match.finished, match.ratings = "finished", end, now, ratings
+            match.deadline = None
+            self._finished(match)
         await self._changed(match)
+
+    def _finished(self, match: LiveMatch) -> None:
+        """The match has just ended: its clocks and helpers stop, and its players may now read the
+        spectators' chat."""
+        match.turn_deadline = None
+        for task in (match.clock_task, match.bot_task, match.away_task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        if any(c.seat is not None for c in match.clients):
+            asyncio.get_running_loop().create_task(self._send_chat(match, players_only=True))
 
     async def _changed(self, match: LiveMatch) -> None:
         await self.broadcast(match)
@@ -962,12 +1113,20 @@ class Registry:
             seats[(i + 1) % n] = NewSeat(kind, info.name, row.token_hash, row.player_id)
         secret = new_secret()
         game = type(match.game)(match.game.options)  # today's rules, whatever the old match's were
+        seed = derive_seed(secret, "game")
+        first = initial_state(game, seed, CHANCE_VERSION)
+        to_move = None if first.is_terminal() else first.current_player
+        clock, deadline = None, None
+        if match.clock is not None:  # the same time control, every seat's time full again
+            control = {k: v for k, v in match.clock.items() if k not in ("remaining", "turn_started")}
+            clock = clocks.start(control, n, control["at_zero"], self.now())
+            deadline = clocks.deadline(clock, to_move, [s.kind == HUMAN for s in seats])
         spec = NewMatch(
             secrets.token_hex(8),
             game.name,
             game.rules_in_force,
             game.options,
-            seed=derive_seed(secret, "game"),
+            seed=seed,
             seats=seats,
             rematch_of=match.id,
             turn_seconds=match.turn_seconds,
@@ -976,6 +1135,10 @@ class Registry:
             owner=match.owner,
             private=match.private,
             status="running",
+            rated=match.rated,
+            clock=clock,
+            deadline=deadline,
+            to_move=to_move,
         )
         async with match.lock:
             try:
@@ -1017,7 +1180,7 @@ class Registry:
             }
             if not away:
                 return
-            now = time.time()
+            now = self.now()
             due = [i for i, since in away.items() if now - since >= match.grace_seconds]
             if not due:
                 wake = min(away.values()) + match.grace_seconds - now
@@ -1042,7 +1205,7 @@ class Registry:
         """Whether another server process has this seat connected (then its grace starts over)."""
         if self.fanout is None or not await self.fanout.present(match.id, seat):
             return False
-        match.seats[seat].away_since = time.time()
+        match.seats[seat].away_since = self.now()
         return True
 
     async def expire_open(self) -> int:
@@ -1051,7 +1214,8 @@ class Registry:
         ids = await asyncio.to_thread(self.storage.stale_open_matches, limit)
         for match_id in ids:
             end = {"reason": "expired", "seats": [], "winners": []}
-            if await asyncio.to_thread(self.storage.end_match, match_id, end, "expired"):
+            done, _ = await asyncio.to_thread(self.storage.end_match, match_id, end, "expired")
+            if done:
                 live = self.matches.get(match_id)
                 if live is not None:
                     live.status, live.end = "expired", end
@@ -1137,7 +1301,7 @@ class Registry:
         if match.seats[seat].kind != HUMAN:
             match.turn_deadline = None
             return
-        match.turn_deadline = time.time() + match.turn_seconds
+        match.turn_deadline = self.now() + match.turn_seconds
         if match.clock_task is not None:
             match.clock_task.cancel()
         match.clock_task = asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
@@ -1156,6 +1320,145 @@ class Registry:
                 return
         await self.broadcast(match)
         self._schedule_bots(match)
+
+    def _out_of_time(self, match: LiveMatch) -> bool:
+        return (
+            match.status == "running"
+            and match.clock is not None
+            and match.deadline is not None
+            and self.now() >= match.deadline
+        )
+
+    def _arm(self, match: LiveMatch) -> None:
+        """Wake when the person to move runs out of time.  The deadline is in storage too: after a
+        restart, or for a match that left memory, the sweep finds it (:meth:`check_deadlines`)."""
+        if match.clock is None:
+            return  # no clock, or the per-turn clock, which keeps its own task
+        task = match.clock_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        if match.deadline is not None and match.status == "running":
+            match.clock_task = asyncio.get_running_loop().create_task(
+                self._time_out_at(match, match.deadline)
+            )
+
+    async def _time_out_at(self, match: LiveMatch, deadline: float) -> None:
+        while match.deadline == deadline and match.status == "running":
+            wait = deadline - self.now()
+            if wait <= 0:
+                await self.time_out(match)
+                return
+            await asyncio.sleep(min(wait + 0.01, CLOCK_POLL))
+
+    async def time_out(self, match: LiveMatch) -> bool:
+        """If the person to move has run out of time: they lose (the match ends, reason ``time``), or a
+        bot takes their seat and plays on, as the match chose.  True if it happened."""
+        async with match.lock:
+            if not self._out_of_time(match) or match.clock is None:
+                return False
+            seat = match.state.current_player
+            lose = match.clock["at_zero"] == "lose"
+            if not lose:
+                await self._to_bot(match, seat, why="ran out of time")
+        if lose:
+            try:
+                await self._end(match, ended(match.game, "time", [seat]), "")
+            except ServerError:
+                return False  # another process ended it first
+        else:
+            await self._changed(match)
+            self._schedule_bots(match)
+        return True
+
+    async def check_deadlines(self) -> int:
+        """Every running match whose player to move has run out of time, in storage: how many were
+        timed out now.  The sweep calls it; so do tests, which drive the registry's clock."""
+        ids = await asyncio.to_thread(self.storage.due, self.now())
+        done = 0
+        for match_id in ids:
+            try:
+                match = await self.get(match_id)
+            except ServerError:
+                continue  # a match whose rules are gone cannot be resumed
+            if await self.time_out(match):
+                done += 1
+        return done
+
+    # -- chat ---------------------------------------------------------------------------------
+    async def say(self, match: LiveMatch, client: Client, text: Any) -> None:
+        """Store a chat line from a connection and hand it to everyone who may read its channel."""
+        text = clean(text)
+        seat = client.seat
+        player_id: str | None
+        if seat is None:
+            if client.player is None:
+                raise ServerError(
+                    401, "sign_in_to_chat", "sign in (as a guest will do) to chat as a spectator"
+                )
+            channel, name, player_id = SPECTATORS, client.player.name, client.player.id
+        else:
+            info = match.seats[seat]
+            channel, name, player_id = PLAYERS, info.name or f"seat {seat + 1}", info.player_id
+        if player_id is not None:
+            row = await asyncio.to_thread(self.storage.player, player_id)
+            if row is None or row.disabled:
+                raise ServerError(403, "account_disabled", "this account is disabled: it may not chat")
+        line = ChatRow(
+            match_id=match.id,
+            channel=channel,
+            seat=seat,
+            player_id=player_id,
+            name=name,
+            text=text,
+            version=match.version,
+            created=datetime.now(UTC),
+        )
+        await asyncio.to_thread(self.storage.add_chat, line)
+        self._deliver_line(match, line)
+        if self.fanout is not None:
+            await self.fanout.said(match.id, line.id)
+
+    def _deliver_line(self, match: LiveMatch, line: ChatRow) -> None:
+        text = json.dumps(
+            {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
+        )
+        for client in list(match.clients):
+            if readable(line.channel, client.seat, match.status) and not client.deliver(text):
+                match.clients.discard(client)
+
+    async def _on_remote_chat(self, match_id: str, line_id: int) -> None:
+        """Another process stored a chat line: this process's connections to the match get it."""
+        match = self.matches.get(match_id)
+        if match is None:
+            return
+        line = await asyncio.to_thread(self.storage.chat_line, line_id)
+        if line is not None and line.match_id == match_id and not line.deleted:
+            self._deliver_line(match, line)
+
+    async def chat_lines(self, match: LiveMatch, seat: int | None) -> dict[str, list[dict[str, Any]] | None]:
+        """The chat a seat (None: a spectator) may read, by channel (None: a channel it may not)."""
+        rows = await asyncio.to_thread(self.storage.chat, match.id)
+        return {
+            channel: [line_json(r) for r in rows if r.channel == channel]
+            if readable(channel, seat, match.status)
+            else None
+            for channel in CHANNELS
+        }
+
+    async def _send_chat(
+        self, match: LiveMatch, client: Client | None = None, *, players_only: bool = False
+    ) -> None:
+        """The chat history: to one connection (connect, sync), or to the players once the match is
+        over (they may now read the spectators')."""
+        rows = await asyncio.to_thread(self.storage.chat, match.id)
+        targets = [client] if client is not None else [c for c in match.clients if c.seat is not None]
+        for target in targets:
+            for channel in CHANNELS:
+                if players_only and channel == PLAYERS:
+                    continue
+                lines = [line_json(r) for r in rows if r.channel == channel]
+                if lines and readable(channel, target.seat, match.status):  # nothing said: no message
+                    target.deliver({"type": "chat", "channel": channel, "history": True, "lines": lines})
 
     # -- views --------------------------------------------------------------------------------
     async def broadcast(self, match: LiveMatch) -> None:
@@ -1191,6 +1494,7 @@ class Registry:
                 await self.fanout.here(match.id, [client.seat])
         client.deliver(match.view(client.seat))
         self._presence_changed(match, client)
+        await self._send_chat(match, client)
 
     async def disconnect(self, match: LiveMatch, client: Client) -> None:
         if client not in match.clients:
@@ -1199,13 +1503,14 @@ class Registry:
         match.last_used = time.monotonic()
         seat = client.seat
         if seat is not None and not any(c.seat == seat for c in match.clients):
-            match.seats[seat].away_since = time.time()
+            match.seats[seat].away_since = self.now()
             self._watch_away(match)
         self._presence_changed(match, None if client.seat is None else client)
 
-    def sync(self, match: LiveMatch, client: Client) -> None:
-        """Answer a ``sync``: the current view, to the asking connection only."""
+    async def sync(self, match: LiveMatch, client: Client) -> None:
+        """Answer a ``sync``: the current view and the chat, to the asking connection only."""
         client.deliver(match.view(client.seat))
+        await self._send_chat(match, client)
 
     def _presence_changed(self, match: LiveMatch, client: Client | None) -> None:
         """Tell who is connected.  A player's arrival or departure goes to every connection at once;
@@ -1232,6 +1537,8 @@ class Registry:
 
 def _copy_row(match: LiveMatch, row: MatchRow) -> None:
     """The match's lifecycle fields as storage has them."""
+    match.rated = bool(row.rated)
+    match.clock, match.deadline, match.ratings = row.clock, row.deadline, row.ratings
     match.private = bool(row.private)
     match.created = aware(row.created)
     match.finished = None if row.finished is None else aware(row.finished)
@@ -1288,6 +1595,9 @@ def row_summary(
         "rematch": row.rematch,
         "can_abort": False,
         "grace_seconds": grace_seconds,
+        "rated": bool(row.rated),
+        "clock": _stored_clock(row, seats),
+        "ratings": row.ratings,
         "seats": [
             {
                 "seat": s.seat,
@@ -1304,3 +1614,13 @@ def row_summary(
         ],
         "spectators": 0,
     }
+
+
+def _stored_clock(row: MatchRow, seats: list[SeatRow]) -> dict[str, Any] | None:
+    """A lobby entry's clock, from storage alone."""
+    now = time.time()
+    playing = [s.kind == HUMAN for s in seats]
+    if row.clock is not None and "remaining" not in row.clock:
+        return {**row.clock, "remaining": None, "running": None, "deadline": None, "now": now}
+    to_move = row.to_move if row.status == "running" else None
+    return clocks.summary(row.clock, to_move, playing, now, turn_seconds=row.turn_seconds or 0)

@@ -20,6 +20,7 @@ from .accounts import COOKIE, CSRF_HEADER, LoginGuard
 from .errors import ServerError
 from .limits import client_key
 from .matches import Player, Registry
+from .ratings import Skill
 from .schema import errors
 from .security import check_display_name
 from .storage import PlayerRow, Storage, aware
@@ -280,6 +281,16 @@ def router(guard: LoginGuard) -> APIRouter:
             return []
         return await registry_of(request).player_matches(signed.player)
 
+    @api.get("/api/me/waiting", responses=errors(401))
+    async def waiting(request: Request) -> dict[str, Any]:
+        """How many running matches wait for the signed-in player's move, and which (poll it)."""
+        await limit(request)
+        signed = await signed_in(request)
+        if signed is None:
+            raise ServerError(401, "not_signed_in", "sign in to see the matches that wait for you")
+        ids = await asyncio.to_thread(storage_of(request).waiting, signed.player.id)
+        return {"count": len(ids), "matches": ids}
+
     @api.get("/api/players/{player_id}", responses=errors(404))
     async def player_page(player_id: str, request: Request) -> dict[str, Any]:
         """A player's finished matches (private ones only to the player), most recent first."""
@@ -318,12 +329,17 @@ def router(guard: LoginGuard) -> APIRouter:
                     "end": match.end,
                 }
             )
+        ratings = await asyncio.to_thread(storage.player_ratings, row.id)
         return {
             "id": row.id,
             "name": row.name,
             "kind": row.kind,
             "created": aware(row.created).isoformat(),
             "matches": matches,
+            "ratings": [
+                {"game": r.game, "family": r.family, **Skill(r.mu, r.sigma, r.games).to_json()}
+                for r in ratings
+            ],
         }
 
     return api

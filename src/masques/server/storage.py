@@ -31,6 +31,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
@@ -39,9 +40,13 @@ from sqlalchemy import (
     event,
     func,
     select,
+    update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -80,6 +85,11 @@ class MatchRow(Base):
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     end: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # how it ended, who won
     rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # the one offer
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # clocks.py's, running
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)  # epoch s
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the seat to act
+    ratings: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)  # per seat, once rated
 
     @property
     def the_seed(self) -> int:
@@ -127,6 +137,53 @@ class AuthSessionRow(Base):
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class RatingRow(Base):
+    """A player's (or a bot level's: ``bot:<level>``) rating in one game and family."""
+
+    __tablename__ = "ratings"
+
+    player_key: Mapped[str] = mapped_column(String(24), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class RatingEventRow(Base):
+    """One rating after one rated match (the points of a rating graph)."""
+
+    __tablename__ = "rating_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_key: Mapped[str] = mapped_column(String(24))
+    game: Mapped[str] = mapped_column(String(32))
+    family: Mapped[str] = mapped_column(String(16))
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    change: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ChatRow(Base):
+    """One chat line: ``channel`` players or spectators; ``seat`` the player's, None for a spectator."""
+
+    __tablename__ = "chat_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    channel: Mapped[str] = mapped_column(String(12))
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    name: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(String(2000))
+    version: Mapped[int] = mapped_column(Integer)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
 class ActionRow(Base):
     __tablename__ = "actions"
     __table_args__ = (UniqueConstraint("match_id", "number"),)
@@ -141,6 +198,15 @@ class ActionRow(Base):
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Whose move it is and the clock that runs for them, as a match row keeps them."""
+
+    to_move: int | None
+    clock: dict[str, Any] | None = None
+    deadline: float | None = None
 
 
 @dataclass
@@ -170,6 +236,10 @@ class NewMatch:
     private: bool = False
     status: str = "open"
     created: datetime = field(default_factory=_now)
+    rated: bool = False
+    clock: dict[str, Any] | None = None
+    deadline: float | None = None
+    to_move: int | None = None
 
 
 def _add_match(s: Session, spec: NewMatch) -> None:
@@ -191,6 +261,10 @@ def _add_match(s: Session, spec: NewMatch) -> None:
             owner=spec.owner,
             private=spec.private,
             created=spec.created,
+            rated=spec.rated,
+            clock=spec.clock,
+            deadline=spec.deadline,
+            to_move=spec.to_move,
         )
     )
     s.flush()  # the match row before its seats (PostgreSQL checks the foreign key at once)
@@ -205,6 +279,64 @@ def _add_match(s: Session, spec: NewMatch) -> None:
                 player_id=seat.player_id,
             )
         )
+
+
+def _rate(s: Session, row: MatchRow, ranks: list[float], at: datetime) -> list[Any]:
+    """Rate every seat of a rated match that just ended, inside the transaction that ends it; the
+    seats' ratings before and after.  A seat's rating is its person's (also when a bot finished the
+    seat for them), or its bot level's."""
+    seats = list(s.scalars(select(SeatRow).where(SeatRow.match_id == row.id).order_by(SeatRow.seat)))
+    family = family_of(len(seats))
+    keys = [seat.player_id or f"{BOT_PREFIX}{seat.kind}" for seat in seats]
+    starts = {
+        key: bot_start(row.game, family, key[len(BOT_PREFIX) :]) if is_bot(key) else newcomer()
+        for key in keys
+    }
+    fresh = [
+        {
+            "player_key": key,
+            "game": row.game,
+            "family": family,
+            "mu": skill.mu,
+            "sigma": skill.sigma,
+            "games": 0,
+            "updated": at,
+        }
+        for key, skill in sorted(starts.items())
+    ]
+    insert = postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+    s.execute(insert(RatingRow).values(fresh).on_conflict_do_nothing())  # first ratings, race-free
+    held = {
+        r.player_key: r
+        for r in s.scalars(
+            select(RatingRow)
+            .where(RatingRow.player_key.in_(keys), RatingRow.game == row.game, RatingRow.family == family)
+            .order_by(RatingRow.player_key)  # one order of locks: two matches ending cannot deadlock
+            .with_for_update()
+        )
+    }
+    before = [Skill(held[key].mu, held[key].sigma, held[key].games) for key in keys]
+    after = rate(before, ranks, keys)
+    first = dict(zip(keys, before, strict=True))
+    for key, skill in after.items():
+        rating = held[key]
+        rating.mu, rating.sigma, rating.games, rating.updated = skill.mu, skill.sigma, skill.games, at
+        s.add(
+            RatingEventRow(
+                player_key=key,
+                game=row.game,
+                family=family,
+                match_id=row.id,
+                mu=skill.mu,
+                sigma=skill.sigma,
+                change=skill.mu - first[key].mu,
+                at=at,
+            )
+        )
+    return [
+        {"before": b.to_json(), "after": after[key].to_json(), "change": round(after[key].mu - b.mu, 3)}
+        for key, b in zip(keys, before, strict=True)
+    ]
 
 
 class Storage:
@@ -351,6 +483,23 @@ class Storage:
             if row is not None:
                 row.status = status
 
+    def start_match(self, match_id: str, turn: Turn) -> None:
+        """The match's seats are all taken: it runs, and its clock starts."""
+        with self.session() as s:
+            s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id)
+                .values(status="running", clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
+            )
+
+    def set_clock(self, match_id: str, turn: Turn) -> None:
+        with self.session() as s:
+            s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id)
+                .values(clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
+            )
+
     def append_action(
         self,
         match_id: str,
@@ -361,32 +510,57 @@ class Storage:
         *,
         end: dict[str, Any] | None = None,
         at: datetime | None = None,
-    ) -> None:
-        """Commit one action (and the match's new status, and how it ended) in one transaction.
+        turn: Turn | None = None,
+        ranks: list[float] | None = None,
+    ) -> list[Any] | None:
+        """Commit one action (the match's new status and clock, how it ended, and the ratings of a
+        rated match that ends) in one transaction; the seats' rating changes if it rated them.
 
         The unique (match, number) constraint makes a second writer of the same version fail, so
         two server processes can never both apply an action at the same position.
         """
         with self.session() as s:
             s.add(ActionRow(match_id=match_id, number=number, seat=seat, action=action))
-            if status is not None:
-                row = s.get(MatchRow, match_id)
-                if row is not None:
-                    row.status = status
-                    if end is not None:
-                        row.end, row.finished = end, at or _now()
+            if turn is not None:
+                s.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id == match_id)
+                    .values(clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
+                )
+            if status is None:
+                return None
+            row = s.get(MatchRow, match_id)
+            if row is None:  # pragma: no cover - the match exists
+                return None
+            row.status = status
+            if end is not None:
+                row.end, row.finished = end, at or _now()
+                row.deadline = None
+            if ranks is not None and row.rated:
+                row.ratings = _rate(s, row, ranks, row.finished or _now())
+            return row.ratings
 
     def end_match(
-        self, match_id: str, end: dict[str, Any], status: str = "finished", at: datetime | None = None
-    ) -> bool:
+        self,
+        match_id: str,
+        end: dict[str, Any],
+        status: str = "finished",
+        at: datetime | None = None,
+        *,
+        ranks: list[float] | None = None,
+    ) -> tuple[bool, list[Any] | None]:
         """End a match that is running (or open, for expiry) without an action: resigned, aborted,
-        claimed, expired.  False if it had ended already (another process was first)."""
+        claimed, out of time, expired; a rated match's ratings change in the same transaction.
+        (False, None) if it had ended already (another process was first)."""
         with self.session() as s:
             row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
             if row is None or row.status in ("finished", "expired"):
-                return False
+                return False, None
             row.status, row.end, row.finished = status, end, at or _now()
-            return True
+            row.deadline = None
+            if ranks is not None and row.rated and status == "finished":
+                row.ratings = _rate(s, row, ranks, row.finished)
+            return True, row.ratings
 
     def set_seat_kind(self, match_id: str, seat: int, kind: str, name: str) -> None:
         """A human seat handed to a bot: its holder and token no longer play it."""
@@ -571,6 +745,99 @@ class Storage:
                 )
             )
         return self.listing(statuses, limit, ids=ids) if ids else []
+
+    # -- ratings ------------------------------------------------------------------------------
+    def leaderboard(self, game: str, family: str) -> list[tuple[RatingRow, PlayerRow | None]]:
+        """Every rating of a game and family, best ordinal first, with its player (None: a bot)."""
+        with self.session() as s:
+            rows = s.execute(
+                select(RatingRow, PlayerRow)
+                .join(PlayerRow, PlayerRow.id == RatingRow.player_key, isouter=True)
+                .where(RatingRow.game == game, RatingRow.family == family)
+                .order_by((RatingRow.mu - 3 * RatingRow.sigma).desc())
+            )
+            return [(rating, player) for rating, player in rows]
+
+    def player_ratings(self, player_key: str) -> list[RatingRow]:
+        with self.session() as s:
+            return list(
+                s.scalars(
+                    select(RatingRow)
+                    .where(RatingRow.player_key == player_key)
+                    .order_by(RatingRow.game, RatingRow.family)
+                )
+            )
+
+    def rating_history(
+        self, player_key: str, game: str, family: str, limit: int = 1000
+    ) -> list[RatingEventRow]:
+        """The player's ratings after each rated match of a game and family, oldest first."""
+        with self.session() as s:
+            rows = s.scalars(
+                select(RatingEventRow)
+                .where(
+                    RatingEventRow.player_key == player_key,
+                    RatingEventRow.game == game,
+                    RatingEventRow.family == family,
+                )
+                .order_by(RatingEventRow.id.desc())
+                .limit(limit)
+            )
+            return list(reversed(list(rows)))
+
+    # -- turns and clocks -------------------------------------------------------------------
+    def waiting(self, player_id: str) -> list[str]:
+        """The running matches where it is this player's move, most recent first."""
+        with self.session() as s:
+            return list(
+                s.scalars(
+                    select(MatchRow.id)
+                    .join(SeatRow, SeatRow.match_id == MatchRow.id)
+                    .where(
+                        SeatRow.player_id == player_id,
+                        SeatRow.kind == "human",
+                        MatchRow.status == "running",
+                        MatchRow.to_move == SeatRow.seat,
+                    )
+                    .order_by(MatchRow.created.desc())
+                )
+            )
+
+    def due(self, now: float) -> list[str]:
+        """Running matches whose player to move has run out of time at ``now``."""
+        with self.session() as s:
+            return list(
+                s.scalars(select(MatchRow.id).where(MatchRow.status == "running", MatchRow.deadline <= now))
+            )
+
+    # -- chat -----------------------------------------------------------------------------------
+    def add_chat(self, line: ChatRow) -> ChatRow:
+        with self.session() as s:
+            s.add(line)
+        return line
+
+    def chat(self, match_id: str) -> list[ChatRow]:
+        """A match's chat lines (deleted ones left out), oldest first."""
+        with self.session() as s:
+            return list(
+                s.scalars(
+                    select(ChatRow)
+                    .where(ChatRow.match_id == match_id, ChatRow.deleted.is_(False))
+                    .order_by(ChatRow.id)
+                )
+            )
+
+    def chat_line(self, line_id: int) -> ChatRow | None:
+        with self.session() as s:
+            return s.get(ChatRow, line_id)
+
+    def delete_chat(self, line_id: int) -> ChatRow | None:
+        """Take a line out of its match's chat (kept, marked deleted); None if there is no such line."""
+        with self.session() as s:
+            row = s.get(ChatRow, line_id)
+            if row is not None:
+                row.deleted = True
+            return row
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

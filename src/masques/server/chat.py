@@ -1,0 +1,65 @@
+"""Match chat: what a line may hold, and who may read which channel.
+
+A match has two channels.  Its players talk in ``players``, which its spectators read too.  Its
+spectators talk in ``spectators``, which the players do not see while the match is played: a
+spectator sees things a player may not (the moves of every seat as they are shown to all, a replay
+in another tab) and must not be able to whisper them.  Once the match is over, everyone reads both.
+
+A line is plain text: the server keeps it as sent (after Unicode normalisation) and the client shows
+it as text, never as markup.  Characters that are not text (controls, invisible formatting such as
+right-to-left overrides and zero-width joiners, unassigned code points) are refused, not stripped,
+so nobody is surprised by what the others see.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from .errors import ServerError
+from .storage import ChatRow, aware
+
+PLAYERS = "players"
+SPECTATORS = "spectators"
+CHANNELS = (PLAYERS, SPECTATORS)
+MAX_CHARACTERS = 500
+NOT_TEXT = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+"""Unicode categories refused in a line: controls, format characters, private use, surrogates,
+unassigned."""
+
+
+def clean(text: Any) -> str:
+    """The line to store, or a ServerError with a code saying what is wrong with it."""
+    if not isinstance(text, str):
+        raise ServerError(400, "bad_message", "'text' must be a string")
+    line = unicodedata.normalize("NFC", text).strip()
+    if not line:
+        raise ServerError(400, "chat_empty", "a chat line needs some text")
+    if len(line) > MAX_CHARACTERS:
+        raise ServerError(400, "chat_too_long", f"a chat line has at most {MAX_CHARACTERS} characters")
+    for char in line:
+        if unicodedata.category(char) in NOT_TEXT:
+            raise ServerError(
+                400,
+                "chat_bad_text",
+                f"a chat line is plain text: U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')}) "
+                "is a control or invisible character",
+            )
+    return line
+
+
+def readable(channel: str, seat: int | None, status: str) -> bool:
+    """Whether a connection of ``seat`` (None: a spectator) reads ``channel`` in a match of ``status``."""
+    return channel == PLAYERS or seat is None or status not in ("open", "running")
+
+
+def line_json(row: ChatRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "seat": row.seat,
+        "name": row.name,
+        "player": row.player_id,
+        "text": row.text,
+        "at": aware(row.created).isoformat(),
+        "version": row.version,
+    }
