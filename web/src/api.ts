@@ -228,6 +228,14 @@ export const api = {
   // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
     call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
+  /** The match's chat as this seat (or spectator) may read it (spectators: null while a player may not). */
+  chat: (id: string, token: string | null) =>
+    call<{ players: ChatLine[]; spectators: ChatLine[] | null }>(
+      "GET",
+      `/api/matches/${id}/chat`,
+      undefined,
+      token ? { "x-seat-token": token } : {},
+    ),
   resign: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/resign`),
   abort: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/abort`),
   seatToBot: (id: string, seat: number) => call<MatchSummary>("POST", `/api/matches/${id}/seats/${seat}/bot`),

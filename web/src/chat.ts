@@ -191,7 +191,9 @@ export function chatPanel(app: AppContext, matchId: string, send: (text: string)
     mute.textContent = app.t(off ? "chat_unmute" : "chat_mute");
     mute.setAttribute("aria-pressed", off ? "true" : "false");
     note.hidden = !off && want.length > 0;
-    note.textContent = off ? app.t("chat_muted", { n: want.length }) : app.t("chat_empty_list");
+    note.textContent = off
+      ? app.t(want.length === 1 ? "chat_muted_one" : "chat_muted", { n: want.length })
+      : app.t("chat_empty_list");
     note.dataset.testid = off ? "chat-muted" : "chat-none";
     list.hidden = off;
     list.setAttribute("aria-label", app.t(`chat_${channel}`));

@@ -54,7 +54,7 @@ export function formatSeconds(seconds: number): string {
 /** A seat's seconds left now: the running seat's from the deadline, the others' as the turn began. */
 export function secondsLeft(clock: MatchClock, seat: number, offset: number): number | null {
   if (clock.running === seat && clock.deadline !== null) return clock.deadline - (Date.now() / 1000 + offset);
-  return clock.remaining[seat] ?? null;
+  return clock.remaining?.[seat] ?? null;
 }
 
 /** A date and time in the page's language, for a correspondence move's deadline. */

@@ -385,7 +385,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   function seatClock(seat: number): HTMLElement | null {
     const clock = summary?.clock;
     if (!clock || (clock.kind !== "fischer" && clock.kind !== "correspondence")) return null;
-    if (clock.remaining[seat] == null && clock.running !== seat) return null;
+    if (clock.remaining?.[seat] == null && clock.running !== seat) return null;
     return h("span", { class: "seat-clock", "data-testid": "seat-clock", "data-seat": seat });
   }
 
@@ -399,7 +399,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     let next = 1000;
     for (const el of seatList.querySelectorAll<HTMLElement>(".seat-clock")) {
       const seat = Number(el.dataset.seat);
-      const left = running === seat ? secondsLeft(clock, seat, offset) : (clock.remaining[seat] ?? null);
+      const left = running === seat ? secondsLeft(clock, seat, offset) : (clock.remaining?.[seat] ?? null);
       el.dataset.running = running === seat ? "true" : "false";
       if (left === null) {
         el.textContent = "";

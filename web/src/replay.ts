@@ -106,11 +106,20 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     chatList.scrollTop = chatList.scrollHeight;
   }
 
-  api
+  void api
     .replay(matchId, key?.token ?? null)
-    .then((list) => {
+    .then(async (list) => {
       steps = list;
       index = Math.max(0, list.length - 1);
+      draw();
+      // Steps without their lines: the chat is read apart, each line at the version it was said at.
+      if (list.some((step) => step.chat !== undefined)) return;
+      const chat = await api.chat(matchId, key?.token ?? null).catch(() => null);
+      if (!chat || steps !== list) return;
+      for (const line of chat.players) {
+        const step = list[Math.max(0, Math.min(list.length - 1, line.version))];
+        step.chat = [...(step.chat ?? []), line];
+      }
       draw();
     })
     .catch((err: unknown) => {

@@ -82,7 +82,8 @@ export interface MatchClock {
   increment?: number;
   days?: number;
   at_zero: "lose" | "bot";
-  remaining: (number | null)[];
+  /** Null before the match starts (the time control alone). */
+  remaining: (number | null)[] | null;
   running: number | null;
   deadline: number | null;
   now: number;
