@@ -127,3 +127,20 @@ def test_the_turn_sound_is_off_by_default_and_a_setting(page: Page, web_server: 
     expect(page.get_by_test_id("sound-setting")).to_be_checked()
     page.get_by_test_id("sound-setting").uncheck()
     assert page.evaluate("() => localStorage.getItem('masques.sound')") is None
+
+
+def test_the_lobby_counts_the_matches_waiting_for_my_move(page: Page, web_server: Any) -> None:
+    """Two matches against bots, each waiting for my first move: the top bar, "My matches" and the
+    tab's title say 2 (from GET /api/me/waiting and the list of my matches)."""
+    base = web_server.base_url
+    for _ in range(2):
+        e2e.create_match(page, base, "masker", options={"players": "2"}, seats=["you", "random"], name="Hal")
+        assert e2e.wait_turn_or_end(page) == "mine"
+    page.goto(base + "/")
+    badge = page.get_by_test_id("waiting-badge")
+    expect(badge).to_have_attribute("data-count", "2")
+    expect(badge).to_have_text("● 2 to play")
+    expect(badge).to_have_attribute("aria-label", "2 matches wait for your move")
+    expect(page.get_by_test_id("my-waiting")).to_have_text(" · 2 waiting for your move")
+    expect(page).to_have_title("(2) Masques")
+    expect(page.get_by_test_id("my-matches").locator("li[data-my-turn=true]")).to_have_count(2)

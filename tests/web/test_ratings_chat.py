@@ -137,6 +137,7 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
             change = ratings[seat]["change"]
             assert found[3] == ("+" if change > 0 else "−" if change < 0 else "±")
             assert float(found[4]) == round(abs(change), 1)
+    e2e.screenshot(ann, "rated-match-end")
     winners = final["end"]["winners"]
     if len(winners) == 1:  # the winner gains, the loser loses
         assert ratings[winners[0]]["change"] > 0 > ratings[1 - winners[0]]["change"]
@@ -154,6 +155,7 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
         expect(row.get_by_test_id("provisional")).to_be_visible()
     expect(table.locator("tr[data-kind=bot]")).to_have_count(6)
     expect(table.locator("tr[data-player='bot:hard']")).to_contain_text("Hard bot")
+    e2e.screenshot(ann, "leaderboard")
 
     # Ann's page: her Masker rating and its graph (one rated match).
     table.locator("a.lb-player", has_text="ann").click()
@@ -163,6 +165,7 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
     graph = ann.get_by_test_id("rating-graph")
     expect(graph).to_have_attribute("data-points", "1")
     expect(graph.locator(f"circle[data-match='{match_id}']")).to_have_count(1)
+    e2e.screenshot(ann, "player-ratings")
 
     # The replay shows the players' chat at the step it was said.
     ann.goto(f"{base}/match/{match_id}/replay")

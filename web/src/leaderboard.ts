@@ -23,7 +23,7 @@ export function rankedPlayer(app: AppContext, row: LeaderboardRow): HTMLElement 
     return h(
       "span",
       { class: "lb-player bot", "data-kind": "bot" },
-      app.t("bot", { level: botLevel(app, level) }),
+      botLevel(app, level),
       " ",
       h("small", { class: "bot-tag" }, app.t("lb_bot")),
     );

@@ -774,30 +774,14 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       result.reason === null || result.reason === "played" || result.scores
         ? (host.result(current!) ?? (result.scores ? { title: app.t("score"), values: result.scores } : null))
         : null;
-    const ratings = summary.ratings ?? null;
-    const rows = summary.seats.map((info) => {
-      const rating = ratings?.[info.seat];
-      return h(
+    const rows = summary.seats.map((info) =>
+      h(
         "tr",
         { class: result.winners.includes(info.seat) ? "winner" : "", "data-seat": info.seat },
         h("th", { scope: "row" }, seatName(info.seat)),
-        column ? h("td", {}, String(column.values[info.seat] ?? "")) : null,
-        ratings
-          ? h(
-              "td",
-              {
-                class: `rating-change${rating && rating.change < 0 ? " down" : " up"}`,
-                "data-testid": "rating-change",
-                "data-seat": info.seat,
-                "data-change": rating ? String(rating.change) : null,
-                title: rating?.after.provisional ? app.t("provisional_help", { n: 10 }) : null,
-              },
-              rating ? ratingChangeText(rating.before, rating.after, rating.change) : "",
-              rating?.after.provisional ? h("span", { class: "provisional" }, " ?") : null,
-            )
-          : null,
-      );
-    });
+        h("td", {}, column ? String(column.values[info.seat] ?? "") : ""),
+      ),
+    );
     const winners =
       result.reason === "aborted"
         ? app.t("no_result")
@@ -815,24 +799,15 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           )
         : "",
       h("p", { class: "winners", "data-testid": "winners" }, winners),
-      column || ratings
+      column
         ? h(
             "table",
             { class: "scores" },
-            h(
-              "thead",
-              {},
-              h(
-                "tr",
-                {},
-                h("th", {}, ""),
-                column ? h("th", { scope: "col" }, column.title) : null,
-                ratings ? h("th", { scope: "col" }, app.t("rating")) : null,
-              ),
-            ),
+            h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", { scope: "col" }, column.title))),
             h("tbody", {}, ...rows),
           )
         : "",
+      ratingChanges() ?? "",
       rematchPanel() ?? "",
       h(
         "div",
@@ -841,6 +816,46 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           "a",
           { href: `/match/${matchId}/replay`, "data-link": true, class: "button", "data-testid": "replay-link" },
           app.t("replay"),
+        ),
+      ),
+    );
+  }
+
+  /** A rated match's end: each seat's rating before and after ("27.3 → 28.9 (+1.6)"). */
+  function ratingChanges(): HTMLElement | null {
+    const ratings = summary?.ratings;
+    if (!summary || !ratings || ratings.length === 0) return null;
+    return h(
+      "div",
+      { class: "rating-changes", "data-testid": "rating-changes" },
+      h("h4", {}, app.t("rating")),
+      h(
+        "ul",
+        {},
+        ...ratings.map((rating, seat) =>
+          h(
+            "li",
+            { "data-seat": seat },
+            h("span", { class: "who" }, seatName(seat)),
+            " ",
+            h(
+              "span",
+              {
+                class: `rating-change ${rating.change < 0 ? "down" : "up"}`,
+                "data-testid": "rating-change",
+                "data-seat": seat,
+                "data-change": String(rating.change),
+              },
+              ratingChangeText(rating.before, rating.after, rating.change),
+            ),
+            rating.after.provisional
+              ? h(
+                  "small",
+                  { class: "provisional", title: app.t("provisional_help", { n: 10 }) },
+                  ` ${app.t("provisional")}`,
+                )
+              : null,
+          ),
         ),
       ),
     );
