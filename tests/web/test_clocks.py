@@ -1,17 +1,48 @@
 """Time controls in the browser (issue 20, "live time controls" and "correspondence play"): the lobby
 offers them and lists a match's; on the match page each person's seat shows its time, the running
 one counting down on the server's clock (right even when the browser's clock is an hour off); a
-correspondence move shows its deadline and the hours left.
+correspondence move shows its deadline and the hours left; a player whose live time runs out loses,
+in words.  That last test drives the server's clock (``driven``: the app's clock is a test's), so
+nobody waits a minute.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+import masques_server_support as server_support
 import masques_web_e2e as e2e
+import pytest
 from playwright.sync_api import Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Clock:
+    """Epoch seconds, ahead of the real time by what a test adds."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
+@pytest.fixture(scope="module")
+def driven(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Clock]]:
+    subprocess.run(["bash", str(ROOT / "scripts" / "build_web.sh")], check=True, cwd=ROOT)
+    url = f"sqlite:///{tmp_path_factory.mktemp('clocks') / 'masques.sqlite3'}"
+    clock = Clock()
+    running = server_support.ThreadServer(url, bot_workers=1, clock=clock).start()
+    yield running, clock
+    running.stop()
+
 
 SKEWED = """(() => {
   const real = Date.now.bind(Date);
@@ -29,9 +60,11 @@ def summary(base: str, match_id: str) -> dict[str, Any]:
     return answer
 
 
-def create_timed(page: Page, base: str, choose: dict[str, str], preset: str | None = None) -> str:
+def create_timed(
+    page: Page, base: str, choose: dict[str, str], preset: str | None = None, minutes: str | None = None
+) -> str:
     """In the lobby: Masker against the random bot with the time fields set as ``choose`` (select
-    name -> value), and a live preset button when given."""
+    name -> value, in order), and a live preset button or a live clock's minutes when given."""
     page.goto(base + "/")
     page.get_by_test_id("choose-masker").click()
     form = page.get_by_test_id("create-form")
@@ -42,6 +75,8 @@ def create_timed(page: Page, base: str, choose: dict[str, str], preset: str | No
         form.locator(f"select[name={name}]").select_option(value)
     if preset:
         form.get_by_test_id(preset).click()
+    if minutes:
+        form.get_by_test_id("clock-minutes").fill(minutes)
     page.get_by_test_id("create").click()
     page.wait_for_url(re.compile(r"/match/[0-9a-f]{16}$"))
     e2e.wait_ready(page)
@@ -91,3 +126,20 @@ def test_a_correspondence_move_shows_its_deadline(page: Page, web_server: Any) -
     mine = page.locator("[data-testid=seat-clock][data-seat='0']")
     expect(mine).to_have_attribute("data-running", "true")
     expect(mine).to_have_text(re.compile(r"^due .+ · 2[34] h left$"))
+
+
+def test_a_player_whose_live_time_runs_out_loses(page: Page, driven: tuple[Any, Clock]) -> None:
+    server, clock = driven
+    base = server.base_url
+    match_id = create_timed(page, base, {"clock-kind": "fischer", "at-zero": "lose"}, minutes="1")
+    made = summary(base, match_id)["clock"]
+    assert (made["base"], made["at_zero"]) == (60, "lose")
+    assert e2e.wait_turn_or_end(page) == "mine"
+    expect(page.locator(MY_CLOCK)).to_have_text(re.compile(r"^(1:00|0:[0-5]\d)$"))
+
+    clock.ahead += 120  # two minutes pass on the server: the move took too long
+    expect(page.get_by_test_id("end-reason")).to_have_attribute("data-reason", "time", timeout=15_000)
+    expect(page.get_by_test_id("end-reason")).to_have_text("You ran out of time.")
+    expect(page.get_by_test_id("winners")).to_have_text("Winner: Random bot")
+    assert summary(base, match_id)["end"] == {"reason": "time", "seats": [0], "winners": [1]}
+    expect(page.locator(MY_CLOCK)).to_have_attribute("data-running", "false")
