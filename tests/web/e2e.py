@@ -15,11 +15,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright, WebSocket, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    ViewportSize,
+    WebSocket,
+    expect,
+)
 
 CHROMIUM = "/usr/bin/chromium"
-LAPTOP = {"width": 1366, "height": 820}
-PHONE = {"width": 390, "height": 844}
+LAPTOP: ViewportSize = {"width": 1366, "height": 820}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TIMEOUT_MS = 20_000
 PASSWORD = "plum-orchard-42"
