@@ -14,7 +14,7 @@ from typing import Any
 
 import masques_web_e2e as e2e
 from masques_web_e2e import masker_move
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 RECORD = """
 window.__titles = [];
@@ -144,3 +144,49 @@ def test_the_lobby_counts_the_matches_waiting_for_my_move(page: Page, web_server
     expect(page.get_by_test_id("my-waiting")).to_have_text(" · 2 waiting for your move")
     expect(page).to_have_title("(2) Masques")
     expect(page.get_by_test_id("my-matches").locator("li[data-my-turn=true]")).to_have_count(2)
+
+
+HIDDEN_WITH_NOTES = """
+window.__notes = [];
+Object.defineProperty(document, "hidden", { configurable: true, get: () => window.__hide === true });
+const Real = window.Notification;
+class Recorded extends Real {
+  constructor(title, options) {
+    super(title, options);
+    window.__notes.push({ title, body: options && options.body, hidden: document.hidden });
+  }
+}
+Object.defineProperty(Recorded, "permission", { get: () => Real.permission });
+Recorded.requestPermission = (...args) => Real.requestPermission(...args);
+window.Notification = Recorded;
+"""
+"""An init script: the page is hidden when the test says so (``window.__hide``), and each
+notification it shows is recorded."""
+
+
+def test_a_notification_when_the_turn_comes_back_to_a_hidden_page(browser: Browser, web_server: Any) -> None:
+    rng = random.Random(22)
+    context = browser.new_context(viewport=e2e.LAPTOP, locale="en-GB", permissions=["notifications"])
+    try:
+        page = context.new_page()
+        errors = e2e.watch_errors(page)
+        page.add_init_script(HIDDEN_WITH_NOTES)
+        start(page, web_server.base_url)
+        expect(page.get_by_test_id("notify-state")).to_have_attribute("data-state", "granted")
+        expect(page.get_by_test_id("notify-ask")).to_be_hidden()
+
+        # Visible: the turn comes back without a notification.
+        end_my_turn(page, rng)
+        assert e2e.wait_turn_or_end(page) == "mine"
+        assert page.evaluate("() => window.__notes.length") == 0
+
+        # Hidden: one notification when it comes back.
+        page.evaluate("() => { window.__hide = true; }")
+        end_my_turn(page, rng)
+        assert e2e.wait_turn_or_end(page) == "mine"
+        page.wait_for_function("() => window.__notes.length === 1")
+        note = page.evaluate("() => window.__notes[0]")
+        assert note == {"title": "Your turn – Masques", "body": "Masker", "hidden": True}
+        assert not errors, errors
+    finally:
+        context.close()
