@@ -83,6 +83,13 @@ def create_timed(
     return page.url.rsplit("/", 1)[1]
 
 
+def resign(page: Page) -> None:
+    """End the match: a running correspondence match left alone would stay on the shared server."""
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("resign-confirm").click()
+    expect(page.get_by_test_id("end-reason")).to_have_attribute("data-reason", "resigned")
+
+
 def seconds_shown(page: Page, seat: int) -> float:
     return float(
         page.locator(f"[data-testid=seat-clock][data-seat='{seat}']").get_attribute("data-left") or -1
@@ -114,6 +121,8 @@ def test_a_live_clock_counts_down_on_the_servers_time(page: Page, web_server: An
     entry = other.locator(f"li[data-match='{match_id}']").first
     expect(entry.get_by_test_id("time-control")).to_have_text("3+2")
     other.close()
+    resign(page)
+    expect(page.locator(MY_CLOCK)).to_have_attribute("data-running", "false")
 
 
 def test_a_correspondence_move_shows_its_deadline(page: Page, web_server: Any) -> None:
@@ -126,6 +135,7 @@ def test_a_correspondence_move_shows_its_deadline(page: Page, web_server: Any) -
     mine = page.locator("[data-testid=seat-clock][data-seat='0']")
     expect(mine).to_have_attribute("data-running", "true")
     expect(mine).to_have_text(re.compile(r"^due .+ · 2[34] h left$"))
+    resign(page)
 
 
 def test_a_player_whose_live_time_runs_out_loses(page: Page, driven: tuple[Any, Clock]) -> None:

@@ -147,6 +147,8 @@ export function turnArrived(matchId: string, title: string, body: string): void 
 
 let count: number | null = null;
 let pollTimer: number | undefined;
+let soonTimer: number | undefined;
+const SOON_MS = 1500;
 const watchers = new Set<(count: number | null) => void>();
 
 function tell(next: number | null): void {
@@ -178,9 +180,14 @@ export const waiting = {
     watchers.add(watcher);
     return () => watchers.delete(watcher);
   },
-  /** Ask now (after a move, on focus, when the player changes). */
+  /** Ask now (on focus, when the player changes). */
   refresh(): void {
     void poll();
+  },
+  /** Ask in a moment (a turn changed): turns that change quickly cost one request. */
+  refreshSoon(): void {
+    window.clearTimeout(soonTimer);
+    soonTimer = window.setTimeout(() => void poll(), SOON_MS);
   },
   /** A fresher count from elsewhere (the lobby's list of my matches). */
   set(next: number): void {

@@ -80,6 +80,7 @@ export function chatPanel(app: AppContext, matchId: string, send: (text: string)
   let writes: ChatChannel | null = null;
   let signedIn = false;
   let sent: string | null = null;
+  let echo = "";
   let error = "";
   let errorCode = "";
 
@@ -170,6 +171,7 @@ export function chatPanel(app: AppContext, matchId: string, send: (text: string)
       return;
     }
     sent = text;
+    echo = text.normalize("NFC").trim(); // as the server stores it
     error = "";
     errorCode = "";
     input.value = "";
@@ -248,7 +250,7 @@ export function chatPanel(app: AppContext, matchId: string, send: (text: string)
       const byId = new Map((history ? [] : lines[channel]).map((line) => [line.id, line]));
       for (const line of incoming) byId.set(line.id, line);
       lines[channel] = [...byId.values()].sort((a, b) => a.id - b.id);
-      if (!history && sent !== null && channel === writes && incoming.some((line) => line.text === sent)) {
+      if (!history && sent !== null && channel === writes && incoming.some((line) => line.text === echo)) {
         sent = null; // ours came back: accepted
       }
       draw();

@@ -430,7 +430,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     showTurn(mineNow, base, app.t("your_turn"));
     if (wasMine !== null && mineNow !== wasMine) {
       if (mineNow) turnArrived(matchId, `${app.t("your_turn")} – ${app.t("title")}`, summary.title);
-      waiting.refresh();
+      waiting.refreshSoon();
     }
     wasMine = mineNow;
   }
