@@ -1,7 +1,7 @@
 """Server load scenarios over HTTP and WebSocket on loopback, against a ``masques serve`` subprocess.
 
 Usage: python benchmarks/server.py [--scenario matches|bots|spectators|all] [--src CHECKOUT] [--json]
-       [--matches 100] [--duration 30] [--bot-workers N]
+       [--matches 100] [--duration 30] [--chat-every 10] [--bot-workers N]
        [--bots-duration 90 --bots-loaded-duration 240] [--spectators 1000] [--spectators-duration 60]
        [--processes 2 --database postgresql+psycopg://... --redis redis://...]
 
@@ -16,7 +16,8 @@ message saying it is their turn); a round trip is an action sent -> the sender's
   easy; a finished game is replaced at the same table.  Each table's games are dealt from fixed seeds
   (``MASQUES_ANY_SEED=1``), and each scripted seat draws its moves from its own fixed generator, so
   two runs play the same games (their seeded bots too) and differ only in the server's speed.
-  Sustained actions/s, the humans' actions/s and their round trip p50 / p99 / max.
+  Sustained actions/s, the humans' actions/s and their round trip p50 / p99 / max.  With
+  ``--chat-every S`` each human also says a chat line every S seconds on its match's connection.
   (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one address.)
 ``bots``: client B (127.0.0.1) plays Masker 2 players, seats human, hard.  B's wait for the bot runs
   from B's last action of a turn acknowledged (its own updated view) to the view where it is B's
@@ -334,6 +335,8 @@ class Stats:
     error_codes: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
     games: int = 0
+    chat_sent: int = 0
+    chat_received: int = 0
 
 
 async def human(**kwargs: Any) -> bool:
@@ -358,60 +361,96 @@ async def _session(
     counts: bool,
     choose: Callable[[list[dict[str, Any]], random.Random], int] = random_action,
     headers: dict[str, str] | None = None,
+    chat_every: float = 0.0,
 ) -> bool:
     """Play one seat until the game ends (True) or the window closes (False).  The counting seat's
     client also counts every committed action and finished game.  With ``headers`` (a logged-in
-    player's cookie) the seat is found by its session: no token is sent."""
+    player's cookie) the seat is found by its session: no token is sent.  With ``chat_every``, the
+    seat also says a chat line every that many seconds (the first at a random moment of the first
+    period)."""
     loop = asyncio.get_running_loop()
     start, end = window
     url = f"{ws_url}/ws/matches/{match_id}" + ("" if headers else f"?token={token}")
     async with connect(url, max_size=MAX_SIZE, additional_headers=headers) as ws:
         if headers:
             await ws.send(json.dumps({"type": "hello"}))
-        acted = -1
-        last_version: int | None = None
-        sent_at: float | None = None
-        sent_version = -1
-        for _ in range(MAX_MESSAGES):
-            left = end - loop.time()
-            if left <= 0:
-                return False
-            try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=min(left, RECV_TIMEOUT))
-            except TimeoutError:
-                if loop.time() < end:
-                    stats.timeouts += 1
-                return False
-            now = loop.time()
-            message = json.loads(raw)
-            if message["type"] == "error":
-                stats.errors += 1
-                stats.error_codes[str(message.get("code"))] += 1
-                continue
-            if message["type"] != "state":
-                continue
-            version = message["version"]
-            if sent_at is not None and version > sent_version:
-                if sent_at >= start:
-                    stats.round_trips.append(now - sent_at)
-                    stats.human_actions += 1
-                sent_at = None
+        first = random.random() * chat_every  # chat timing needs no replay: not the seat's generator
+        talk = loop.create_task(_talk(ws, seat, chat_every, first, stats)) if chat_every else None
+        try:
+            return await _play(
+                ws, loop=loop, start=start, end=end, stats=stats, rng=rng, counts=counts, choose=choose
+            )
+        finally:
+            if talk is not None:
+                talk.cancel()
+
+
+async def _talk(ws: ClientConnection, seat: int, every: float, first: float, stats: Stats) -> None:
+    await asyncio.sleep(first)
+    for n in range(MAX_MESSAGES):
+        await ws.send(json.dumps({"type": "chat", "text": f"seat {seat} says line {n}: good game so far"}))
+        stats.chat_sent += 1
+        await asyncio.sleep(every)
+
+
+async def _play(
+    ws: ClientConnection,
+    *,
+    loop: asyncio.AbstractEventLoop,
+    start: float,
+    end: float,
+    stats: Stats,
+    rng: random.Random,
+    counts: bool,
+    choose: Callable[[list[dict[str, Any]], random.Random], int],
+) -> bool:
+    acted = -1
+    last_version: int | None = None
+    sent_at: float | None = None
+    sent_version = -1
+    for _ in range(MAX_MESSAGES):
+        left = end - loop.time()
+        if left <= 0:
+            return False
+        try:
+            raw = await asyncio.wait_for(ws.recv(), timeout=min(left, RECV_TIMEOUT))
+        except TimeoutError:
+            if loop.time() < end:
+                stats.timeouts += 1
+            return False
+        now = loop.time()
+        message = json.loads(raw)
+        if message["type"] == "error":
+            stats.errors += 1
+            stats.error_codes[str(message.get("code"))] += 1
+            continue
+        if message["type"] == "chat":
+            stats.chat_received += len(message["lines"])
+            continue
+        if message["type"] != "state":
+            continue
+        version = message["version"]
+        if sent_at is not None and version > sent_version:
+            if sent_at >= start:
+                stats.round_trips.append(now - sent_at)
+                stats.human_actions += 1
+            sent_at = None
+        if counts:
+            if last_version is not None and version > last_version and now >= start:
+                stats.actions += version - last_version
+            last_version = version if last_version is None else max(last_version, version)
+        if message["to_move"] is None:
             if counts:
-                if last_version is not None and version > last_version and now >= start:
-                    stats.actions += version - last_version
-                last_version = version if last_version is None else max(last_version, version)
-            if message["to_move"] is None:
-                if counts:
-                    stats.games += 1
-                return True
-            if message["your_turn"] and version > acted:
-                acted = version
-                await asyncio.sleep(THINK)
-                if loop.time() >= end:
-                    return False
-                action = choose(message["legal"], rng)
-                sent_at, sent_version = loop.time(), version
-                await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
+                stats.games += 1
+            return True
+        if message["your_turn"] and version > acted:
+            acted = version
+            await asyncio.sleep(THINK)
+            if loop.time() >= end:
+                return False
+            action = choose(message["legal"], rng)
+            sent_at, sent_version = loop.time(), version
+            await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
     return False
 
 
@@ -424,6 +463,7 @@ async def table(
     stats: Stats,
     window: tuple[float, float],
     players: dict[int, httpx.AsyncClient] | None = None,
+    chat_every: float = 0.0,
 ) -> None:
     """One table: a match, then a new one each time a game ends, until the window closes."""
     loop = asyncio.get_running_loop()
@@ -444,6 +484,7 @@ async def table(
                     rng=rngs[seat],
                     counts=seat == counting,
                     headers=session_headers(None if players is None else players[seat], str(api.base_url)),
+                    chat_every=chat_every,
                 )
                 for seat, token in tokens.items()
             )
@@ -459,7 +500,13 @@ def table_seed(table: int, game: int) -> int:
 
 
 async def run_matches(
-    base_url: str, ws_urls: list[str], matches: int, duration: float, accounts: bool = False
+    base_url: str,
+    ws_urls: list[str],
+    matches: int,
+    duration: float,
+    *,
+    accounts: bool = False,
+    chat_every: float = 0.0,
 ) -> Stats:
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
@@ -492,7 +539,14 @@ async def run_matches(
         await asyncio.gather(
             *(
                 table(
-                    i, api=api, ws_urls=ws_urls, first=first[i], stats=stats, window=window, players=tables[i]
+                    i,
+                    api=api,
+                    ws_urls=ws_urls,
+                    first=first[i],
+                    stats=stats,
+                    window=window,
+                    players=tables[i],
+                    chat_every=chat_every,
                 )
                 for i in range(matches)
             )
@@ -519,6 +573,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
                 args.matches,
                 args.duration,
                 accounts=args.players == "accounts",
+                chat_every=args.chat_every,
             )
         )
     finally:
@@ -543,6 +598,9 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         "errors": stats.errors,
         "error_codes": dict(stats.error_codes),
         "timeouts": stats.timeouts,
+        "chat_every_s": args.chat_every,
+        "chat_sent": stats.chat_sent,
+        "chat_received": stats.chat_received,
     }
 
 
@@ -562,6 +620,11 @@ def print_matches(f: dict[str, Any]) -> None:
         f"  games finished {f['games_finished']}, errors {f['errors']} {f['error_codes'] or ''}, "
         f"receive timeouts {f['timeouts']}"
     )
+    if f.get("chat_every_s"):
+        print(
+            f"  chat: a line per human every {f['chat_every_s']:g} s: {f['chat_sent']} sent, "
+            f"{f['chat_received']} lines received"
+        )
 
 
 # -- scenario: bots -------------------------------------------------------------------------------
@@ -1321,6 +1384,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--duration", type=float, default=30.0, help="matches: measurement seconds (default 30)"
+    )
+    parser.add_argument(
+        "--chat-every",
+        type=float,
+        default=0.0,
+        help="matches: each human also says a chat line every this many seconds (0: no chat)",
     )
     parser.add_argument(
         "--processes", type=int, default=1, help="matches: server processes (more need --redis)"

@@ -28,6 +28,7 @@ from masques.cli.main import app as cli
 from masques.engine import GameRecord, load_game
 from masques.games.mascarade.game import NUM_CARDS, SQUARES
 from masques.games.maske.game import AUCTION
+from masques.server.accounts import COOKIE
 
 CONFIGS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("masker", {"players": 2}, ["human", "greedy"]),
@@ -48,13 +49,19 @@ def _label(config: tuple[str, dict[str, Any], list[str]]) -> str:
 
 
 class BadInput:
-    """On each human turn: bad actions from the seat to move, the other seats and the spectator."""
+    """On each human turn: bad actions from the seat to move, the other seats and the spectator; and
+    chat: the seat to move talks, a signed-in spectator talks about what it sees, and an empty line
+    is refused."""
 
-    def __init__(self, game: str, num_actions: int, rng: random.Random) -> None:
+    def __init__(
+        self, game: str, num_actions: int, rng: random.Random, talker: support.Conn | None = None
+    ) -> None:
         self.game = game
+        self.talker = talker
         self.num_actions = num_actions
         self.rng = rng
         self.errors = 0
+        self.lines = 0
 
     def __call__(self, mover: support.Conn, conns: list[support.Conn]) -> None:
         state = mover.state
@@ -86,6 +93,12 @@ class BadInput:
             assert error["code"] == code, (payload, error)
             assert error["version"] == version, "a refused action changed the version"
             self.errors += 1
+        if version % 3 == 0:
+            mover.send({"type": "chat", "text": f"my move at {version}"})
+            if self.talker is not None:
+                self.talker.send({"type": "chat", "text": f"spectators only: the state at {version}"})
+            assert mover.refused({"type": "chat", "text": " "})["code"] == "chat_empty"
+            self.lines += 1
 
     def _illegal(self, state: dict[str, Any], legal: set[int]) -> int | None:
         """A well-formed illegal action; in Mascarade, preferably a card this seat has not seen."""
@@ -116,15 +129,20 @@ def test_whole_game_through_the_server_leaks_nothing(
 
     spectator = support.Conn(server.ws_url, match_id)
     spectator.first_state()
+    with support.browser(server) as guest:
+        support.signed(guest, guest.post("/api/guest", json={"name": "Wes"}))
+        cookie = {"cookie": f"{COOKIE}={guest.cookies[COOKIE]}", "origin": server.base_url}
+    talker = support.Conn(server.ws_url, match_id, headers=cookie)
+    talker.first_state()
     tokens: dict[int, str] = {}
     for seat, kind in enumerate(seats):
         if kind == "human":
             tokens[seat] = support.join(api, match_id, f"player {seat}", seat)["token"]
     assert support.summary(api, match_id)["status"] == "running"
-    conns = [*support.seat_conns(server.ws_url, match_id, tokens), spectator]
+    conns = [*support.seat_conns(server.ws_url, match_id, tokens), spectator, talker]
 
     num_actions = load_game(game, options).num_distinct_actions
-    bad = BadInput(game, num_actions, random.Random(seed))
+    bad = BadInput(game, num_actions, random.Random(seed), talker)
     acked = support.play_to_end(conns, random.Random(seed), on_turn=bad)
     assert bad.errors > 0
     for conn in conns:
@@ -152,6 +170,12 @@ def test_whole_game_through_the_server_leaks_nothing(
         assert any(s.auction is not None for s in replay.states)  # type: ignore[attr-defined]
     checked = support.check_messages(replay, conns, seats, tokens.values())
     assert checked > len(full["actions"])
+    said = [m for m in spectator.messages if m["type"] == "chat"]
+    assert bad.lines > 0 and {m["channel"] for m in said} == {"players", "spectators"}
+    for conn in conns:  # the players heard the spectators only once the match was over
+        if conn.seat is not None:
+            heard = [m for m in conn.messages if m["type"] == "chat" and m["channel"] == "spectators"]
+            assert heard and all(m["history"] for m in heard)
     support.check_records(api, match_id, replay, tokens)
 
     # the records replay with the CLI
@@ -300,6 +324,14 @@ def test_the_leak_checker_catches_leaks() -> None:
         )
     with pytest.raises(AssertionError):
         check([*good, {"type": "error", "code": "x", "message": "y", "version": 0, "hand": [1]}])
+    line = {"id": 1, "seat": None, "name": "Wes", "player": "p", "text": "x", "at": "t", "version": 0}
+    whisper = {"type": "chat", "channel": "spectators", "history": False, "lines": [line]}
+    with pytest.raises(AssertionError):  # the spectators' chat reaching a player while the match runs
+        check([*good, whisper])
+    told = {**good[-1], "match": {**good[-1]["match"], "status": "finished"}}
+    check([*good, told, {**whisper, "history": True}])  # once the match is over, it may
+    with pytest.raises(AssertionError):  # a line with a field a line does not have
+        check([*good, {**whisper, "channel": "players", "lines": [{**line, "seat": 0, "token": "t"}]}])
 
     masker = _local_game("masker", {"players": 3}, 2, until=lambda s: len(s.history) > 5)
     obs = masker.observation(len(masker.states) - 1, 0)

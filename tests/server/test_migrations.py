@@ -1,6 +1,6 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
-match, and goes back down and up again."""
+match, and goes back down and up again; 0005 (ratings, chat, clocks) too."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
 
+from masques.server.matches import Registry
 from masques.server.storage import MIGRATIONS, Storage
 
 
@@ -65,5 +66,62 @@ def test_0004_keeps_earlier_matches_and_goes_both_ways(backend: str, tmp_path: P
     assert "players" not in set(inspect(engine).get_table_names())
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM seats")).scalar() == 2
+    engine.dispose()
+    migrate(url, "head")
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0005_keeps_a_running_match_which_learns_whose_move_it_is_when_loaded(
+    backend: str, tmp_path: Path
+) -> None:
+    """A match running before 0005 has no stored turn: it is casual, without a clock, and the first
+    load writes whose move it is (so "your turn" lists find it); 0005 also goes down and up."""
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0004")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO matches (id, game, rules_version, options, seed, status, created, turn_seconds,"
+                " secret, chance, seeded, private) VALUES ('00000000000000bb', 'masker', '2',"
+                " '{\"players\": 2}', 3, 'running', :t, 0, :s, 2, false, false)"
+            ),
+            {"t": datetime(2026, 1, 2, tzinfo=UTC), "s": "cd" * 32},
+        )
+        for seat in (0, 1):
+            connection.execute(
+                text(
+                    "INSERT INTO seats (match_id, seat, kind, name, token_hash)"
+                    " VALUES ('00000000000000bb', :n, 'human', :m, :h)"
+                ),
+                {"n": seat, "m": f"p{seat}", "h": f"{seat}" * 64},
+            )
+    engine.dispose()
+
+    storage = Storage(url)
+    storage.migrate()
+    row = storage.match("00000000000000bb")
+    assert row is not None and (row.rated, row.clock, row.deadline, row.to_move, row.ratings) == (
+        False,
+        None,
+        None,
+        None,
+        None,
+    )
+    registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+    try:
+        match = registry._load("00000000000000bb")
+        assert match.to_move is not None
+        row = storage.match("00000000000000bb")
+        assert row is not None and row.to_move == match.to_move
+    finally:
+        registry.close()
+    assert {"ratings", "rating_history", "chat_lines"} <= set(inspect(storage.engine).get_table_names())
+    storage.engine.dispose()
+
+    migrate(url, "0004", down=True)
+    engine = create_engine(url)
+    assert "chat_lines" not in set(inspect(engine).get_table_names())
+    assert "to_move" not in {c["name"] for c in inspect(engine).get_columns("matches")}
     engine.dispose()
     migrate(url, "head")

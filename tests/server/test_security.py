@@ -77,7 +77,22 @@ def test_a_refused_oversize_body_and_a_built_asset_carry_them_too(api: httpx.Cli
     assets = re.findall(r'(?:src|href)="(/assets/[^"]+)"', page.text)
     assert assets, "the built client links its assets"
     for asset in assets:
-        _check_headers(api.get(asset), host)
+        served = api.get(asset)
+        _check_headers(served, host)
+        assert served.headers["cache-control"] == "public, max-age=31536000, immutable"  # hashed names
+    assert "no-cache" in page.headers["cache-control"]  # the page itself is asked for each time
+
+
+def test_text_is_sent_compressed_to_a_client_that_accepts_it(api: httpx.Client) -> None:
+    page = api.get("/")
+    script = next(a for a in re.findall(r'src="(/assets/[^"]+\.js)"', page.text))
+    for path in (script, "/openapi.json"):
+        plain = api.get(path, headers={"accept-encoding": "identity"})
+        packed = api.get(path, headers={"accept-encoding": "gzip"})
+        assert "content-encoding" not in plain.headers
+        assert packed.headers["content-encoding"] == "gzip"
+        assert packed.content == plain.content  # httpx unpacks it
+        assert packed.num_bytes_downloaded < len(plain.content) / 2  # the bytes that crossed the wire
 
 
 def test_the_built_page_has_no_inline_script_or_style_the_policy_would_block() -> None:
@@ -100,8 +115,13 @@ def test_the_docs_page_has_its_own_policy_with_the_hash_of_its_inline_script(
     digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
     assert f"'sha256-{digest}'" in csp["script-src"]
     assert "'unsafe-inline'" not in csp["script-src"]
-    for url in re.findall(r'<script src="([^"]+)"', response.text):
-        assert url.startswith("https://cdn.jsdelivr.net/") and "https://cdn.jsdelivr.net" in csp["script-src"]
+    assert "https://" not in csp["script-src"] + csp["style-src"] + csp["img-src"]
+    linked = re.findall(r'(?:src|href)="([^"]+)"', response.text)
+    assert len(linked) == 3  # the script, the style sheet and the icon: all the server's own
+    for url in linked:
+        assert url.startswith("/docs/assets/"), url
+        served = api.get(url)
+        assert served.status_code == 200 and len(served.content) > 1000, url
     assert api.get("/redoc").status_code == 404  # one docs page, the one with a policy
 
 

@@ -22,6 +22,7 @@ from rich.table import Table
 from ..engine import EngineError, GameRecord, game_catalogue, game_class, game_names
 from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
 from . import bench as bench_mod
+from .chat import app as chat_app
 from .options import load_with_words
 from .output import console, err_console, fail, progress_bar
 from .parts import render_observation, terminal_part
@@ -512,6 +513,7 @@ def add_game_commands(typer_app: typer.Typer) -> None:
 
 
 app.add_typer(users_app)
+app.add_typer(chat_app)
 add_game_commands(app)
 
 

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -46,7 +47,7 @@ from .errors import ServerError
 from .limits import Limits, client_key
 from .matches import HUMAN, Client, LiveMatch, Player, Registry
 from .schema import documented_openapi, errors
-from .security import SecurityHeaders, check_display_name, docs_page
+from .security import DOCS_ASSETS, SecurityHeaders, check_display_name, docs_assets, docs_page
 from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
@@ -111,6 +112,16 @@ class RematchAnswer(BaseModel):
 class TokenBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     token: str | None = Field(default=None, min_length=1, max_length=200, description="without a session")
+
+
+class HashedFiles(StaticFiles):
+    """The built client's assets: their names carry a hash of their content, so a browser may keep
+    each one for a year without asking again (a new build has new names)."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["cache-control"] = "public, max-age=31536000, immutable"
+        return response
 
 
 class BodyLimit:
@@ -204,6 +215,7 @@ def create_app(
 
     app = FastAPI(title="Masques", version="1", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
+    app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
     app.include_router(people.router(LoginGuard()))
@@ -253,7 +265,8 @@ def create_app(
         return docs_page(app.openapi_url or "/openapi.json", f"{app.title} - API")
 
     # Built assets have content-hashed names.  Mounted even before a build (checked per request).
-    app.mount("/assets", StaticFiles(directory=STATIC / "assets", check_dir=False), name="assets")
+    app.mount("/assets", HashedFiles(directory=STATIC / "assets", check_dir=False), name="assets")
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets()), name="docs-assets")
 
     @app.get("/api/games")
     async def games(request: Request) -> list[dict[str, Any]]:
@@ -458,13 +471,14 @@ def create_app(
         x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
     ) -> dict[str, Any]:
         """The match's chat as the token's seat (or the session's player, or a spectator) may read it:
-        ``players`` and ``spectators`` lines, oldest first (``spectators`` is null for a player while
-        the match is played)."""
+        ``players`` and ``spectators`` lines, oldest first.  While the match is played, ``spectators``
+        is null for a player and for a reader without a session."""
         await client_of(request, "read")
         registry = registry_of(request)
         match = await registry.get(match_id)
         seat = await viewer_seat(request, match, x_seat_token)
-        return await registry.chat_lines(match, seat)
+        signed = x_seat_token is None and await people.optional_session(request) is not None
+        return await registry.chat_lines(match, seat, signed=signed)
 
     async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
         """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""

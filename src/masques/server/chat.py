@@ -3,12 +3,14 @@
 A match has two channels.  Its players talk in ``players``, which its spectators read too.  Its
 spectators talk in ``spectators``, which the players do not see while the match is played: a
 spectator sees things a player may not (the moves of every seat as they are shown to all, a replay
-in another tab) and must not be able to whisper them.  Once the match is over, everyone reads both.
+in another tab) and must not be able to whisper them.  While the match is played, the spectators'
+chat is read only by signed-in spectators: a player who opens the match in a private window sees
+no more than the spectators' seats do.  Once the match is over, everyone reads both.
 
 A line is plain text: the server keeps it as sent (after Unicode normalisation) and the client shows
 it as text, never as markup.  Characters that are not text (controls, invisible formatting such as
-right-to-left overrides and zero-width joiners, unassigned code points) are refused, not stripped,
-so nobody is surprised by what the others see.
+right-to-left overrides, unassigned code points) are refused, not stripped, so nobody is surprised
+by what the others see; the zero-width joiners of emoji sequences and scripts are kept, as in names.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import unicodedata
 from typing import Any
 
 from .errors import ServerError
+from .security import hidden_characters
 from .storage import ChatRow, aware
 
 PLAYERS = "players"
@@ -37,20 +40,22 @@ def clean(text: Any) -> str:
         raise ServerError(400, "chat_empty", "a chat line needs some text")
     if len(line) > MAX_CHARACTERS:
         raise ServerError(400, "chat_too_long", f"a chat line has at most {MAX_CHARACTERS} characters")
-    for char in line:
-        if unicodedata.category(char) in NOT_TEXT:
-            raise ServerError(
-                400,
-                "chat_bad_text",
-                f"a chat line is plain text: U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')}) "
-                "is a control or invisible character",
-            )
+    for _position, char, _category in hidden_characters(line, NOT_TEXT):
+        raise ServerError(
+            400,
+            "chat_bad_text",
+            f"a chat line is plain text: U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')}) "
+            "is a control or invisible character",
+        )
     return line
 
 
-def readable(channel: str, seat: int | None, status: str) -> bool:
-    """Whether a connection of ``seat`` (None: a spectator) reads ``channel`` in a match of ``status``."""
-    return channel == PLAYERS or seat is None or status not in ("open", "running")
+def readable(channel: str, seat: int | None, status: str, *, signed: bool) -> bool:
+    """Whether a reader of ``seat`` (None: a spectator; ``signed``: with a session) reads ``channel``
+    in a match of ``status``."""
+    if channel == PLAYERS or status not in ("open", "running"):
+        return True
+    return seat is None and signed
 
 
 def line_json(row: ChatRow) -> dict[str, Any]:

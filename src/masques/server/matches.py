@@ -283,7 +283,7 @@ class LiveMatch:
         started = self.clock is not None and "remaining" in self.clock
         clock = clocks.summary(
             self.clock if started else None,
-            self.to_move,
+            self.to_move if self.status == "running" else None,
             self.playing,
             now,
             turn_seconds=self.turn_seconds,
@@ -716,6 +716,8 @@ class Registry:
         now = self.now()
         for seat in match.seats:
             seat.away_since = now if seat.held else None  # nobody is connected yet
+        if row.status == "running" and row.to_move != match.to_move:  # a match from before 0005
+            self.storage.set_clock(match_id, match.turn())
         return match
 
     def _seats_from_storage(self, match_id: str) -> list[Seat]:
@@ -752,16 +754,11 @@ class Registry:
         rows = await asyncio.to_thread(self.storage.player_matches, player.id, ("open", "running"))
         out = []
         for summary, (row, seats, _) in zip(await self._summaries(rows), rows, strict=True):
-            mine = next(s.seat for s in seats if s.player_id == player.id)
-            live = await self.get(row.id) if row.status == "running" else None
-            my_turn = (
-                live is not None
-                and live.status == "running"
-                and not live.state.is_terminal()
-                and live.state.current_player == mine
-                and live.seats[mine].kind == HUMAN
-            )
-            out.append({**summary, "my_seat": mine, "my_turn": my_turn})
+            seat = next(s for s in seats if s.player_id == player.id)
+            # the row keeps whose move it is: no match is loaded to answer (a correspondence player
+            # may have dozens running)
+            my_turn = row.status == "running" and row.to_move == seat.seat and seat.kind == HUMAN
+            out.append({**summary, "my_seat": seat.seat, "my_turn": my_turn})
         out.sort(key=lambda m: not m["my_turn"])  # stable: most recent first within each group
         return out
 
@@ -1084,13 +1081,13 @@ class Registry:
         await self._changed(match)
 
     def _finished(self, match: LiveMatch) -> None:
-        """The match has just ended: its clocks and helpers stop, and its players may now read the
+        """The match has just ended: its clocks and helpers stop, and everyone may now read the
         spectators' chat."""
         match.turn_deadline = None
         for task in (match.clock_task, match.bot_task, match.away_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        if any(c.seat is not None for c in match.clients):
+        if any(c.seat is not None or c.player is None for c in match.clients):
             asyncio.get_running_loop().create_task(self._send_chat(match, players_only=True))
 
     async def _changed(self, match: LiveMatch) -> None:
@@ -1159,8 +1156,9 @@ class Registry:
 
     # -- presence, abandonment and expiry --------------------------------------------------------
     def _watch_away(self, match: LiveMatch) -> None:
-        """Make sure someone wakes when an absent person's grace period runs out."""
-        if match.status != "running":
+        """Make sure someone wakes when an absent person's grace period runs out (not in a
+        correspondence match, where only the clock decides)."""
+        if match.status != "running" or match.correspondence:
             return
         if any(s.held and s.away_since is not None for s in match.seats) and (
             match.away_task is None or match.away_task.done()
@@ -1423,7 +1421,8 @@ class Registry:
             {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
         )
         for client in list(match.clients):
-            if readable(line.channel, client.seat, match.status) and not client.deliver(text):
+            signed = client.player is not None
+            if readable(line.channel, client.seat, match.status, signed=signed) and not client.deliver(text):
                 match.clients.discard(client)
 
     async def _on_remote_chat(self, match_id: str, line_id: int) -> None:
@@ -1435,12 +1434,15 @@ class Registry:
         if line is not None and line.match_id == match_id and not line.deleted:
             self._deliver_line(match, line)
 
-    async def chat_lines(self, match: LiveMatch, seat: int | None) -> dict[str, list[dict[str, Any]] | None]:
-        """The chat a seat (None: a spectator) may read, by channel (None: a channel it may not)."""
+    async def chat_lines(
+        self, match: LiveMatch, seat: int | None, *, signed: bool
+    ) -> dict[str, list[dict[str, Any]] | None]:
+        """The chat a seat (None: a spectator; ``signed``: with a session) may read, by channel (None:
+        a channel it may not)."""
         rows = await asyncio.to_thread(self.storage.chat, match.id)
         return {
             channel: [line_json(r) for r in rows if r.channel == channel]
-            if readable(channel, seat, match.status)
+            if readable(channel, seat, match.status, signed=signed)
             else None
             for channel in CHANNELS
         }
@@ -1448,16 +1450,21 @@ class Registry:
     async def _send_chat(
         self, match: LiveMatch, client: Client | None = None, *, players_only: bool = False
     ) -> None:
-        """The chat history: to one connection (connect, sync), or to the players once the match is
-        over (they may now read the spectators')."""
+        """The chat history: to one connection (connect, sync), or, once the match is over, the
+        spectators' to those who could not read it before (players, spectators without a session)."""
         rows = await asyncio.to_thread(self.storage.chat, match.id)
-        targets = [client] if client is not None else [c for c in match.clients if c.seat is not None]
+        targets = (
+            [client]
+            if client is not None
+            else [c for c in match.clients if c.seat is not None or c.player is None]
+        )
         for target in targets:
             for channel in CHANNELS:
                 if players_only and channel == PLAYERS:
                     continue
                 lines = [line_json(r) for r in rows if r.channel == channel]
-                if lines and readable(channel, target.seat, match.status):  # nothing said: no message
+                signed = target.player is not None
+                if lines and readable(channel, target.seat, match.status, signed=signed):  # none: no message
                     target.deliver({"type": "chat", "channel": channel, "history": True, "lines": lines})
 
     # -- views --------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import base64
 import hashlib
 import re
 import unicodedata
+from collections.abc import Collection, Iterator
+from pathlib import Path
 
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
@@ -30,12 +32,22 @@ APP_CSP = (
 """The pages' policy; ``{ws}`` adds ``ws://`` and ``wss://`` of the request's own host for browsers
 whose ``'self'`` does not cover WebSocket URLs (CSP 3 says it does)."""
 
-SWAGGER_CDN = "https://cdn.jsdelivr.net"
+DOCS_ASSETS = "/docs/assets"
+"""Where the server serves Swagger UI's own files (from the fastapi-offline package): the docs page
+needs nothing from another site, so it works offline."""
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' {cdn} {hashes}; style-src 'self' {cdn} 'unsafe-inline'; "
-    "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; object-src 'none'; "
+    "default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
     "base-uri 'none'; frame-ancestors 'none'"
 )
+
+
+def docs_assets() -> Path:
+    """The folder of Swagger UI's script, style sheet and icon."""
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).with_name("static")
+
 
 HEADERS = {
     "x-content-type-options": "nosniff",
@@ -81,15 +93,22 @@ class SecurityHeaders:
 
 
 def docs_page(openapi_url: str, title: str) -> HTMLResponse:
-    """FastAPI's Swagger UI page, with a policy that lets it load from its CDN and run its inline
-    script (by hash), and nothing else."""
-    page = get_swagger_ui_html(openapi_url=openapi_url, title=title, swagger_ui_parameters=None)
+    """FastAPI's Swagger UI page on the server's own copy of its files, with a policy that lets it run
+    its inline script (by hash) and load nothing from elsewhere."""
+    page = get_swagger_ui_html(
+        openapi_url=openapi_url,
+        title=title,
+        swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+        swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png",
+        swagger_ui_parameters=None,
+    )
     html = bytes(page.body).decode("utf-8")
     scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL)
     hashes = " ".join(
         f"'sha256-{base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode()}'" for s in scripts
     )
-    csp = DOCS_CSP.format(cdn=SWAGGER_CDN, hashes=hashes)
+    csp = DOCS_CSP.format(hashes=hashes)
     return HTMLResponse(html, headers={"content-security-policy": csp})
 
 
@@ -113,17 +132,24 @@ NAME_RULE = (
 )
 
 
+def hidden_characters(text: str, refused: Collection[str]) -> Iterator[tuple[int, str, str]]:
+    """(position from 1, character, category) of each character of a category in ``refused``, but
+    for those that text written by people needs: zero-width joiners and the tags of flag emoji."""
+    flags = {i for m in EMOJI_TAGS.finditer(text) for i in range(m.start(), m.end())}
+    for position, char in enumerate(text, start=1):
+        category = unicodedata.category(char)
+        if category in refused and char not in JOINERS and position - 1 not in flags:
+            yield position, char, category
+
+
 def check_display_name(name: str) -> str:
     """The name unchanged, or a validation error that names the rule and the first character it
     breaks.  Such characters could reorder or hide what the lobby and the other players see."""
-    flags = {i for m in EMOJI_TAGS.finditer(name) for i in range(m.start(), m.end())}
-    for position, char in enumerate(name, start=1):
-        category = unicodedata.category(char)
-        if category in REFUSED_CATEGORIES and char not in JOINERS and position - 1 not in flags:
-            what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
-            raise PydanticCustomError(
-                "display_name",
-                "{rule}: character {position} is {what}, {kind}",
-                {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
-            )
+    for position, char, category in hidden_characters(name, REFUSED_CATEGORIES):
+        what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
+        raise PydanticCustomError(
+            "display_name",
+            "{rule}: character {position} is {what}, {kind}",
+            {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
+        )
     return name

@@ -1,0 +1,208 @@
+"""Match chat: the players' channel and the spectators' (kept from the players while the match is
+played), plain text, limits, refusals that store nothing, history on connect, and the operator's
+commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+from masques_server_support import browser, signed, signup, unique  # type: ignore[import-not-found]
+from typer.testing import CliRunner
+
+from masques.cli.main import app as cli
+from masques.server.accounts import COOKIE
+from masques.server.limits import RATE_DEFAULTS, Limits
+
+
+def say(conn: support.Conn, text: Any) -> None:
+    conn.send({"type": "chat", "text": text})
+
+
+def next_chat(conn: support.Conn) -> dict[str, Any]:
+    return conn.recv_type("chat")
+
+
+def chats(conn: support.Conn) -> list[dict[str, Any]]:
+    return [m for m in conn.drain(0.3) if m["type"] == "chat"]
+
+
+def session_conn(server: Any, client: httpx.Client, match_id: str, seat: int | None = None) -> support.Conn:
+    headers = {"cookie": f"{COOKIE}={client.cookies[COOKIE]}", "origin": server.base_url}
+    conn = support.Conn(server.ws_url, match_id, seat=seat, headers=headers)
+    conn.first_state()
+    return conn
+
+
+@pytest.fixture
+def table(server: Any, api: httpx.Client) -> Iterator[tuple[str, list[support.Conn], support.Conn]]:
+    """A running two-player match: its two seats' connections and a signed-in spectator's."""
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)}
+    players = support.seat_conns(server.ws_url, match_id, tokens)
+    with browser(server) as watcher:
+        signed(watcher, watcher.post("/api/guest", json={"name": "Wes"}))
+        spectator = session_conn(server, watcher, match_id)
+        yield match_id, players, spectator
+    for conn in (*players, spectator):
+        conn.close()
+
+
+def test_players_talk_to_each_other_and_the_spectators_read_them(table: Any, api: httpx.Client) -> None:
+    match_id, (ann, bob), spectator = table
+    say(ann, "  good luck <b>bob</b> & co  ")
+    for conn in (ann, bob, spectator):
+        message = next_chat(conn)
+        assert message["channel"] == "players" and message["history"] is False
+        (line,) = message["lines"]
+        assert line["text"] == "good luck <b>bob</b> & co"  # plain text, kept as said, trimmed
+        assert line["seat"] == 0 and line["name"] == "p0" and line["version"] == 0
+    read = api.get(f"/api/matches/{match_id}/chat").json()
+    assert [line["text"] for line in read["players"]] == ["good luck <b>bob</b> & co"]
+    assert read["spectators"] is None  # a reader without a session: only the players' chat
+
+
+def test_the_spectators_chat_stays_away_from_the_players_until_the_end(
+    server: Any, table: Any, api: httpx.Client
+) -> None:
+    match_id, (ann, bob), spectator = table
+    say(spectator, "seat 1 holds the red mask")
+    message = next_chat(spectator)
+    assert message["channel"] == "spectators" and message["lines"][0]["name"] == "Wes"
+    assert message["lines"][0]["seat"] is None
+    for player in (ann, bob):
+        assert chats(player) == []
+    token = ann.token
+    read = api.get(f"/api/matches/{match_id}/chat", headers={"X-Seat-Token": token}).json()
+    assert read["spectators"] is None and read["players"] == []
+    late = support.Conn(server.ws_url, match_id, token, 0)  # a player connecting later: no history of it
+    late.first_state()
+    assert chats(late) == []
+    late.close()
+
+    assert api.post(f"/api/matches/{match_id}/resign", headers={"X-Seat-Token": token}).status_code == 200
+    for player in (ann, bob):
+        shown = [m for m in chats(player) if m["channel"] == "spectators"]
+        assert shown and shown[-1]["history"] is True
+        assert [line["text"] for line in shown[-1]["lines"]] == ["seat 1 holds the red mask"]
+    read = api.get(f"/api/matches/{match_id}/chat", headers={"X-Seat-Token": token}).json()
+    assert [line["text"] for line in read["spectators"]] == ["seat 1 holds the red mask"]
+
+
+def test_history_on_connect_and_sync(server: Any, table: Any) -> None:
+    match_id, (ann, _bob), _spectator = table
+    for text in ("one", "two"):
+        say(ann, text)
+        next_chat(ann)
+    again = support.Conn(server.ws_url, match_id)
+    again.first_state()
+    history = next_chat(again)
+    assert history["history"] is True and [line["text"] for line in history["lines"]] == ["one", "two"]
+    again.send({"type": "sync"})
+    again.recv_type("state")
+    assert [line["text"] for line in next_chat(again)["lines"]] == ["one", "two"]
+    again.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "chat_empty"),
+        ("   \n ", "chat_empty"),
+        ("x" * 501, "chat_too_long"),
+        ("ring\x07", "chat_bad_text"),
+        ("abc\u202edef", "chat_bad_text"),  # a right-to-left override
+        ("zero\u200bwidth", "chat_bad_text"),
+        ("new\nline", "chat_bad_text"),
+        (42, "bad_message"),
+        (None, "bad_message"),
+    ],
+)
+def test_bad_lines_are_refused_with_a_code_and_stored_nowhere(
+    table: Any, api: httpx.Client, text: Any, code: str
+) -> None:
+    match_id, (ann, bob), _spectator = table
+    error = ann.refused({"type": "chat", "text": text})
+    assert error["code"] == code and error["message"]
+    assert chats(bob) == []
+    assert api.get(f"/api/matches/{match_id}/chat").json()["players"] == []
+
+
+def test_unknown_fields_and_oversize_messages_are_refused(table: Any) -> None:
+    _match_id, (ann, _bob), _spectator = table
+    assert ann.refused({"type": "chat", "text": "hi", "channel": "spectators"})["code"] == "bad_message"
+    assert ann.refused({"type": "chat", "text": "x" * 5000})["code"] == "too_large"
+
+
+def test_a_line_of_500_characters_in_any_script_with_emoji_sequences_is_kept(table: Any) -> None:
+    _match_id, (ann, bob), _spectator = table
+    text = ("émoji 🎭 👩‍💻 🏴󠁧󠁢󠁳󠁣󠁴󠁿 مرحبا 你好 " * 40)[:500]
+    say(ann, text)
+    assert next_chat(bob)["lines"][0]["text"] == text
+
+
+def test_a_spectator_without_a_session_reads_the_players_only_and_may_not_write(
+    server: Any, table: Any
+) -> None:
+    match_id, (ann, _bob), watcher = table
+    anonymous = support.Conn(server.ws_url, match_id)  # a player's private window, say
+    anonymous.first_state()
+    assert anonymous.refused({"type": "chat", "text": "hello"})["code"] == "sign_in_to_chat"
+    say(ann, "hi all")
+    assert next_chat(anonymous)["lines"][0]["text"] == "hi all"
+    say(watcher, "psst, seat 0")  # the signed-in spectators' chat: not for anonymous eyes in play
+    assert [m["channel"] for m in chats(watcher)] == ["players", "spectators"]
+    assert chats(anonymous) == []
+    anonymous.close()
+
+
+@pytest.fixture(params=support.BACKENDS[:1])
+def chatty(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[support.ThreadServer]:
+    """A server with the default chat limit (the shared test server relaxes every limit)."""
+    rates = {**support.RELAXED.rates, "chat": RATE_DEFAULTS["chat"]}
+    limits = Limits(**{**support.RELAXED.__dict__, "rates": rates})
+    server = support.ThreadServer(support.fresh_database_url(request.param, tmp_path), limits=limits).start()
+    yield server
+    server.stop()
+
+
+def test_a_flood_of_lines_is_refused_with_429(chatty: Any) -> None:
+    with browser(chatty) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "random"])["id"]
+        token = support.join(api, match_id, "ann", 0)["token"]
+        conn = support.Conn(chatty.ws_url, match_id, token, 0)
+        conn.first_state()
+        say(conn, "first")
+        next_chat(conn)
+        error = conn.refused({"type": "chat", "text": "second, at once"})
+        assert error["code"] == "rate_limited"
+        assert [line["text"] for line in api.get(f"/api/matches/{match_id}/chat").json()["players"]] == [
+            "first"
+        ]
+        conn.close()
+
+
+def test_a_disabled_account_may_not_chat_and_the_operator_deletes_a_line(server: Any) -> None:
+    runner = CliRunner()
+    database = ["--database", server.database_url]
+    name = unique("Dan")
+    with browser(server) as dan:
+        signup(dan, name)
+        match_id = support.create_match(dan, "masker", {"players": 2}, ["human", "random"])["id"]
+        assert dan.post(f"/api/matches/{match_id}/join", json={"seat": 0}).status_code == 200
+        conn = session_conn(server, dan, match_id, 0)
+        say(conn, "rude words")
+        line_id = next_chat(conn)["lines"][0]["id"]
+        listed = runner.invoke(cli, ["chat", "list", match_id, *database])
+        assert listed.exit_code == 0 and "rude words" in listed.output and str(line_id) in listed.output
+        deleted = runner.invoke(cli, ["chat", "delete", str(line_id), *database])
+        assert deleted.exit_code == 0, deleted.output
+        assert dan.get(f"/api/matches/{match_id}/chat").json()["players"] == []
+        assert runner.invoke(cli, ["chat", "delete", "99999999", *database]).exit_code == 2
+        assert runner.invoke(cli, ["users", "disable", name, *database]).exit_code == 0
+        assert conn.refused({"type": "chat", "text": "still here"})["code"] == "account_disabled"
+        conn.close()
