@@ -54,6 +54,14 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
+def people(browser: Browser) -> Iterator[object]:
+    """Devices (browser contexts) for tests with several people; see ``e2e.People``."""
+    crowd = e2e.People(browser)
+    yield crowd
+    crowd.close()
+
+
+@pytest.fixture
 def page(browser: Browser, web_server: object) -> Iterator[Page]:
     """A fresh browser context (its own localStorage) at laptop size; fails the test on a page error."""
     context = browser.new_context(viewport=e2e.LAPTOP, locale="en-GB")

@@ -15,13 +15,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, WebSocket
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    ViewportSize,
+    WebSocket,
+    expect,
+)
 
 CHROMIUM = "/usr/bin/chromium"
-LAPTOP = {"width": 1366, "height": 820}
-PHONE = {"width": 390, "height": 844}
+LAPTOP: ViewportSize = {"width": 1366, "height": 820}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TIMEOUT_MS = 20_000
+PASSWORD = "plum-orchard-42"
+"""The password of the accounts the tests sign up."""
 GAME_TIMEOUT = 240.0
 """Seconds a whole game through the browser may take."""
 
@@ -241,3 +252,84 @@ class Frames:
 
     def last_state(self) -> dict[str, Any]:
         return next(m for m in reversed(self.messages()) if m.get("type") == "state")
+
+
+# -- people: devices, accounts ------------------------------------------------------------------
+
+NO_STORAGE = """Object.defineProperty(window, "localStorage", {
+  configurable: true,
+  get() { throw new DOMException("storage is blocked", "SecurityError"); },
+});"""
+"""An init script: this page has no localStorage at all (as with storage blocked by the browser)."""
+
+
+class People:
+    """Browser contexts, each one device (its own cookies and storage); every page is watched, and
+    the errors found in any fail the test."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.watched: list[list[str]] = []
+
+    def device(self, *, clipboard: bool = False, storage: bool = True) -> Page:
+        """A page on a new device; ``storage=False``: a browser with no localStorage at all."""
+        context = self.browser.new_context(
+            viewport=LAPTOP,
+            locale="en-GB",
+            permissions=["clipboard-read", "clipboard-write"] if clipboard else [],
+        )
+        if not storage:
+            context.add_init_script(NO_STORAGE)
+        self.contexts.append(context)
+        return self.tab(context)
+
+    def tab(self, context: BrowserContext) -> Page:
+        """Another tab of a device (the same cookies)."""
+        page = context.new_page()
+        self.watched.append(watch_errors(page))
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        errors = [e for found in self.watched for e in found]
+        assert not errors, f"errors in the pages: {errors}"
+
+
+def submit_auth(page: Page, mode: str, username: str, password: str) -> None:
+    """Open the top bar's sign-up or log-in form, fill it and send it; the bar then names the player."""
+    page.get_by_test_id(f"{mode}-open").click()
+    form = page.get_by_test_id("auth-form")
+    expect(form).to_have_attribute("data-mode", mode)
+    form.locator("input[name=username]").fill(username)
+    form.locator("input[name=password]").fill(password)
+    page.get_by_test_id("auth-submit").click()
+    expect(page.get_by_test_id("me-name")).to_have_text(username)
+
+
+def sign_up(page: Page, base: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(base + "/")
+    submit_auth(page, "signup", username, password)
+    expect(page.get_by_test_id("identity")).to_have_attribute("data-kind", "account")
+
+
+def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
+    submit_auth(page, "login", username, password)
+
+
+# -- Masker ---------------------------------------------------------------------------------------
+
+
+def masker_move(rng: random.Random) -> Move:
+    """One Masker action by mouse: a highlighted choice, sometimes Stop."""
+
+    def move(page: Page) -> None:
+        stop = page.get_by_test_id("mk-stop")
+        if stop.count() and rng.random() < 0.4:
+            stop.click()
+            return
+        choices = page.locator(".game-view [data-action]")
+        choices.nth(rng.randrange(choices.count())).click()
+
+    return move

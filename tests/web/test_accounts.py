@@ -24,18 +24,13 @@ import httpx
 import masques_server_support as server_support
 import masques_web_e2e as e2e
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from masques_web_e2e import PASSWORD, People, log_in, masker_move, sign_up
+from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 3.0
 """Seconds a player may be away before the others may hand their seat to a bot or claim the match."""
-PASSWORD = "plum-orchard-42"
 SEAT_KEYS = "() => Object.keys(localStorage).filter(k => k.startsWith('masques.seat'))"
-NO_STORAGE = """Object.defineProperty(window, "localStorage", {
-  configurable: true,
-  get() { throw new DOMException("storage is blocked", "SecurityError"); },
-});"""
-"""An init script: this page has no localStorage at all (as with storage blocked by the browser)."""
 SELECTED_TEXT = """() => {
   const el = document.activeElement;
   return el instanceof HTMLInputElement ? el.value.slice(el.selectionStart, el.selectionEnd) : "";
@@ -54,62 +49,7 @@ def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     running.stop()
 
 
-class People:
-    """Browser contexts, each one device (its own cookies and storage); every page is watched, and
-    the errors found in any fail the test."""
-
-    def __init__(self, browser: Browser) -> None:
-        self.browser = browser
-        self.contexts: list[BrowserContext] = []
-        self.watched: list[list[str]] = []
-
-    def device(self, *, clipboard: bool = False, storage: bool = True) -> Page:
-        """A page on a new device; ``storage=False``: a browser with no localStorage at all."""
-        context = self.browser.new_context(
-            viewport=e2e.LAPTOP,
-            locale="en-GB",
-            permissions=["clipboard-read", "clipboard-write"] if clipboard else [],
-        )
-        if not storage:
-            context.add_init_script(NO_STORAGE)
-        self.contexts.append(context)
-        return self.tab(context)
-
-    def tab(self, context: BrowserContext) -> Page:
-        """Another tab of a device (the same cookies)."""
-        page = context.new_page()
-        self.watched.append(e2e.watch_errors(page))
-        return page
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-        errors = [e for found in self.watched for e in found]
-        assert not errors, f"errors in the pages: {errors}"
-
-
-@pytest.fixture
-def people(browser: Browser) -> Iterator[People]:
-    crowd = People(browser)
-    yield crowd
-    crowd.close()
-
-
 # -- helpers --------------------------------------------------------------------------------------
-
-
-def masker_move(rng: random.Random) -> e2e.Move:
-    """One Masker action by mouse: a highlighted choice, sometimes Stop."""
-
-    def move(page: Page) -> None:
-        stop = page.get_by_test_id("mk-stop")
-        if stop.count() and rng.random() < 0.4:
-            stop.click()
-            return
-        choices = page.locator(".game-view [data-action]")
-        choices.nth(rng.randrange(choices.count())).click()
-
-    return move
 
 
 def play_until_each_moved(pages: list[Page], move: e2e.Move, timeout: float = 90.0) -> None:
@@ -129,27 +69,6 @@ def play_until_each_moved(pages: list[Page], move: e2e.Move, timeout: float = 90
         move(pages[mover])
         e2e.wait_version_above(pages[mover], seen)
         moved.add(mover)
-
-
-def submit_auth(page: Page, mode: str, username: str, password: str) -> None:
-    """Open the top bar's sign-up or log-in form, fill it and send it; the bar then names the player."""
-    page.get_by_test_id(f"{mode}-open").click()
-    form = page.get_by_test_id("auth-form")
-    expect(form).to_have_attribute("data-mode", mode)
-    form.locator("input[name=username]").fill(username)
-    form.locator("input[name=password]").fill(password)
-    page.get_by_test_id("auth-submit").click()
-    expect(page.get_by_test_id("me-name")).to_have_text(username)
-
-
-def sign_up(page: Page, base: str, username: str, password: str = PASSWORD) -> None:
-    page.goto(base + "/")
-    submit_auth(page, "signup", username, password)
-    expect(page.get_by_test_id("identity")).to_have_attribute("data-kind", "account")
-
-
-def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
-    submit_auth(page, "login", username, password)
 
 
 def seat_of(page: Page) -> str:

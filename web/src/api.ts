@@ -3,7 +3,7 @@
  * session (a cookie the server sets; `GET /api/me` tells its player and CSRF token) and the seat
  * tokens of API-style seats kept in localStorage when there is one.
  */
-import type { MatchEnd, MatchSummary, MatchView } from "./games/contract";
+import type { ChatLine, MatchEnd, MatchSummary, MatchView, Rating } from "./games/contract";
 import { store } from "./store";
 
 export interface OptionInfo {
@@ -65,12 +65,60 @@ export interface HistoryEntry {
   end: MatchEnd | null;
 }
 
+export type Family = "two-player" | "multi-player";
+
+/** A player's rating in one game and family. */
+export type GameRating = Rating & { game: string; family: Family };
+
 export interface PlayerPage {
   id: string;
   name: string;
   kind: "guest" | "account";
   created: string;
   matches: HistoryEntry[];
+  ratings?: GameRating[];
+}
+
+export interface LeaderboardRow extends Rating {
+  rank: number;
+  /** A bot level's id is `bot:<level>`. */
+  player: { id: string; name: string; kind: "account" | "bot" };
+}
+
+export interface Leaderboard {
+  game: string;
+  family: Family;
+  min_games: number;
+  rows: LeaderboardRow[];
+}
+
+/** One rated match of a player's history: the rating after it, and its change. */
+export interface RatingPoint {
+  match: string;
+  at: string;
+  rating: number;
+  mu: number;
+  sigma: number;
+  change: number;
+}
+
+export interface RatingHistory {
+  game: string;
+  family: Family;
+  history: RatingPoint[];
+}
+
+/** The clock chosen at creation (the server adds what it keeps: remaining, running, deadline). */
+export type ClockChoice =
+  | { kind: "turn"; seconds: number }
+  | { kind: "fischer"; base: number; increment: number }
+  | { kind: "correspondence"; days: number };
+
+export interface CreateOptions {
+  isPrivate?: boolean;
+  rated?: boolean;
+  clock?: ClockChoice | null;
+  atZero?: "lose" | "bot" | null;
 }
 
 export interface Joined {
@@ -164,18 +212,30 @@ export const api = {
   games: () => call<GameInfo[]>("GET", "/api/games"),
   matches: (status = "all") => call<MatchSummary[]>("GET", `/api/matches?status=${status}`),
   match: (id: string) => call<MatchSummary>("GET", `/api/matches/${id}`),
-  create: (game: string, options: Record<string, unknown>, seats: string[], turnSeconds = 0, isPrivate = false) =>
+  /** A new match; only the fields that differ from the server's defaults are sent. */
+  create: (game: string, options: Record<string, unknown>, seats: string[], how: CreateOptions = {}) =>
     call<MatchSummary>("POST", "/api/matches", {
       game,
       options,
       seats: seats.map((kind) => ({ kind })),
-      turn_seconds: turnSeconds,
-      ...(isPrivate ? { private: true } : {}),
+      ...(how.isPrivate ? { private: true } : {}),
+      ...(how.rated ? { rated: true } : {}),
+      // The per-turn clock keeps its old field, which every server version reads.
+      ...(how.clock?.kind === "turn" ? { turn_seconds: how.clock.seconds } : how.clock ? { clock: how.clock } : {}),
+      ...(how.atZero && how.clock && how.clock.kind !== "turn" ? { at_zero: how.atZero } : {}),
     }),
   join: (id: string, body: { name?: string; seat?: number; invite?: string }) => joinOnce(id, body),
   // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
     call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
+  /** The match's chat as this seat (or spectator) may read it (spectators: null while a player may not). */
+  chat: (id: string, token: string | null) =>
+    call<{ players: ChatLine[]; spectators: ChatLine[] | null }>(
+      "GET",
+      `/api/matches/${id}/chat`,
+      undefined,
+      token ? { "x-seat-token": token } : {},
+    ),
   resign: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/resign`),
   abort: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/abort`),
   seatToBot: (id: string, seat: number) => call<MatchSummary>("POST", `/api/matches/${id}/seats/${seat}/bot`),
@@ -183,6 +243,15 @@ export const api = {
   rematch: (id: string, accept: boolean) => call<MatchSummary>("POST", `/api/matches/${id}/rematch`, { accept }),
   myMatches: () => call<MyMatch[]>("GET", "/api/me/matches"),
   player: (id: string) => call<PlayerPage>("GET", `/api/players/${id}`),
+  ratings: (id: string, game: string, family: Family) =>
+    call<RatingHistory>(
+      "GET",
+      `/api/players/${id}/ratings?game=${encodeURIComponent(game)}&family=${encodeURIComponent(family)}`,
+    ),
+  leaderboard: (game: string, family: Family) =>
+    call<Leaderboard>("GET", `/api/leaderboard?game=${encodeURIComponent(game)}&family=${encodeURIComponent(family)}`),
+  /** Running matches waiting for the signed-in player's move. */
+  waiting: () => call<{ count: number; matches: string[] }>("GET", "/api/me/waiting"),
   signup: async (username: string, password: string) =>
     session.set(await call<Me>("POST", "/api/signup", { username, password })),
   login: async (username: string, password: string) =>
@@ -233,11 +302,17 @@ export const playerName = {
   set: (name: string) => store.set("masques.name", name),
 };
 
+export type ChatChannel = "players" | "spectators";
+
 export interface ServerMessage {
-  type: "state" | "presence" | "error";
+  type: "state" | "presence" | "error" | "chat";
   match?: MatchSummary;
   code?: string;
   message?: string;
+  /** chat: the channel, its lines, and whether they are its whole history (on connect, at the end). */
+  channel?: ChatChannel;
+  lines?: ChatLine[];
+  history?: boolean;
 }
 
 /**
@@ -283,8 +358,11 @@ export class MatchSocket {
     };
   }
 
-  send(payload: unknown): void {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(payload));
+  /** Send a message now; false when the connection is not open (nothing is queued). */
+  send(payload: unknown): boolean {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(payload));
+    return true;
   }
 
   close(): void {

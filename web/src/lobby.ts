@@ -4,7 +4,18 @@
  * for my move first), and the open, running and finished matches to join, watch or replay.
  */
 import { errorText } from "./account";
-import { api, type GameInfo, type MyMatch, type OptionInfo, playerName, seats as seatKeys, session } from "./api";
+import { waiting } from "./alerts";
+import {
+  api,
+  type ClockChoice,
+  type GameInfo,
+  type MyMatch,
+  type OptionInfo,
+  playerName,
+  seats as seatKeys,
+  session,
+} from "./api";
+import { CORRESPONDENCE_DAYS, FISCHER_PRESETS, fischerText, timeControl } from "./clock";
 import { h } from "./dom";
 import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
@@ -13,7 +24,9 @@ import { RULES } from "./rules";
 
 const BOTS = ["random", "greedy", "easy", "medium", "hard", "expert"];
 const REFRESH_MS = 3000;
-const CLOCKS = [0, 30, 60, 120, 300];
+const TURN_CLOCKS = [30, 60, 120, 300];
+type ClockKind = "none" | "turn" | "fischer" | "correspondence";
+const CLOCK_KINDS: ClockKind[] = ["none", "turn", "fischer", "correspondence"];
 
 function seatCount(game: GameInfo, options: Record<string, unknown>): number {
   const players = options.players ?? game.options.find((o) => o.name === "players")?.default ?? game.players;
@@ -82,7 +95,14 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   let free: Record<string, string> = {}; // what the free (int, text, JSON) option fields hold
   let seatKinds: string[] = [];
   let error = "";
-  let turnSeconds = 0;
+  let rated = false;
+  let clockKind: ClockKind = "none";
+  let turnSeconds = 60;
+  let fischerMinutes = 5;
+  let fischerIncrement = 3;
+  let days = 3;
+  /** What happens at zero, once chosen; until then it follows `rated` (lose when rated, else a bot). */
+  let atZero: "lose" | "bot" | null = null;
   let timer: number | undefined;
   const nameInput = h("input", { type: "text", name: "player-name", maxlength: 40, value: playerName.get() });
 
@@ -90,7 +110,25 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   const formEl = h("section", { class: "create" });
   const listEl = h("section", { class: "matches" });
   const mineEl = h("section", { class: "my-matches", "data-testid": "my-matches", hidden: true });
-  root.append(h("div", { class: "lobby" }, h("p", { class: "tagline" }), mineEl, gamesEl, formEl, listEl));
+  const boardLink = h("a", { href: "/leaderboard", "data-link": true, "data-testid": "leaderboard-link" });
+  root.append(
+    h(
+      "div",
+      { class: "lobby" },
+      h("div", { class: "lobby-head" }, h("p", { class: "tagline" }), boardLink),
+      mineEl,
+      gamesEl,
+      formEl,
+      listEl,
+    ),
+  );
+  const unwatch = waiting.subscribe(() => drawTitle());
+
+  /** The tab's title: how many matches wait for my move, first. */
+  function drawTitle(): void {
+    const n = waiting.count ?? 0;
+    document.title = n > 0 ? `(${n}) ${app.t("title")}` : app.t("title");
+  }
 
   function choose(name: string): void {
     chosen = name;
@@ -109,6 +147,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   function draw(): void {
     (root.querySelector(".tagline") as HTMLElement).textContent = app.t("tagline");
+    boardLink.textContent = app.t("leaderboard");
+    drawTitle();
     drawMine();
     drawGames();
     drawForm();
@@ -122,8 +162,20 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       mineEl.replaceChildren();
       return;
     }
+    const waitingCount = mineList.filter((m) => m.my_turn).length;
     mineEl.replaceChildren(
-      h("h2", {}, t("my_matches")),
+      h(
+        "h2",
+        {},
+        t("my_matches"),
+        waitingCount > 0
+          ? h(
+              "span",
+              { class: "waiting-count", "data-testid": "my-waiting", "data-count": waitingCount },
+              ` · ${t("waiting_n", { n: waitingCount })}`,
+            )
+          : null,
+      ),
       h(
         "ul",
         { class: "match-list" },
@@ -139,6 +191,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             " ",
             h("strong", {}, m.title),
             m.private ? h("span", { class: "private-tag" }, t("private")) : null,
+            ...tags(m),
             " ",
             h("span", { class: "who" }, who(m)),
             m.my_turn
@@ -214,22 +267,6 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     );
     const name = nameInput; // kept across redraws, so what a person types survives them
     name.placeholder = t("your_name");
-    const clock = h(
-      "select",
-      {
-        name: "turn-seconds",
-        onchange: (e: Event) => {
-          turnSeconds = Number((e.target as HTMLSelectElement).value);
-        },
-      },
-      ...CLOCKS.map((seconds) =>
-        h(
-          "option",
-          { value: seconds, selected: seconds === turnSeconds },
-          seconds ? t("clock_s", { n: seconds }) : t("clock_none"),
-        ),
-      ),
-    );
     formEl.replaceChildren(
       h(
         "form",
@@ -251,7 +288,6 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
           session.current.player?.kind === "account"
             ? null
             : h("label", { class: "field" }, h("span", {}, t("your_name")), name),
-          h("label", { class: "field", title: t("clock_help") }, h("span", {}, t("clock")), clock),
           h(
             "label",
             { class: "field check", title: t("private_help") },
@@ -267,10 +303,192 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             h("span", {}, t("private_match")),
           ),
         ),
+        ratedField(),
+        timeFields(),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         h("button", { type: "submit", class: "primary", "data-testid": "create" }, t("create")),
       ),
     );
+  }
+
+  /** Rated: for accounts only (a guest or a newcomer is told why, with the way to an account). */
+  function ratedField(): HTMLElement {
+    const account = session.current.player?.kind === "account";
+    if (!account) rated = false;
+    return h(
+      "div",
+      { class: "fields rated-fields" },
+      h(
+        "label",
+        { class: "field check", title: t("rated_help") },
+        h("input", {
+          type: "checkbox",
+          name: "rated",
+          "data-testid": "rated",
+          checked: rated,
+          disabled: !account,
+          "aria-describedby": account ? null : "rated-why",
+          onchange: (e: Event) => {
+            rated = (e.target as HTMLInputElement).checked;
+            drawForm();
+          },
+        }),
+        h("span", {}, t("rated_match")),
+      ),
+      account
+        ? h("small", { class: "hint" }, t("rated_help"))
+        : h(
+            "small",
+            { class: "hint", id: "rated-why", "data-testid": "rated-why" },
+            t("rated_account_only"),
+            " ",
+            h("button", { type: "button", class: "link", onclick: () => app.openAuth("signup") }, app.t("sign_up")),
+            " ",
+            h("button", { type: "button", class: "link", onclick: () => app.openAuth("login") }, app.t("log_in")),
+          ),
+    );
+  }
+
+  /** The time control: none, per turn, live (minutes + increment, with presets) or correspondence
+   * (days a move); for the last two, what happens when a person's time runs out. */
+  function timeFields(): HTMLElement {
+    const kind = h(
+      "select",
+      {
+        name: "clock-kind",
+        "data-testid": "clock-kind",
+        onchange: (e: Event) => {
+          clockKind = (e.target as HTMLSelectElement).value as ClockKind;
+          drawForm();
+        },
+      },
+      ...CLOCK_KINDS.map((k) => h("option", { value: k, selected: k === clockKind }, t(`clock_kind_${k}`))),
+    );
+    const parts: (HTMLElement | null)[] = [h("label", { class: "field" }, h("span", {}, t("clock")), kind)];
+    if (clockKind === "turn") {
+      parts.push(
+        h(
+          "label",
+          { class: "field", title: t("clock_help") },
+          h("span", {}, t("clock_turn_seconds")),
+          h(
+            "select",
+            {
+              name: "turn-seconds",
+              onchange: (e: Event) => {
+                turnSeconds = Number((e.target as HTMLSelectElement).value);
+              },
+            },
+            ...TURN_CLOCKS.map((n) => h("option", { value: n, selected: n === turnSeconds }, t("clock_s", { n }))),
+          ),
+        ),
+      );
+    } else if (clockKind === "fischer") {
+      const number = (name: string, value: number, min: number, max: number, set: (n: number) => void) =>
+        h("input", {
+          type: "number",
+          name,
+          "data-testid": name,
+          min,
+          max,
+          step: 1,
+          value,
+          required: true,
+          oninput: (e: Event) => set(Number((e.target as HTMLInputElement).value)),
+        });
+      parts.push(
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("clock_minutes")),
+          number("clock-minutes", fischerMinutes, 1, 180, (n) => (fischerMinutes = n)),
+        ),
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("clock_increment")),
+          number("clock-increment", fischerIncrement, 0, 180, (n) => (fischerIncrement = n)),
+        ),
+        h(
+          "div",
+          { class: "field presets", role: "group", "aria-label": t("clock_presets") },
+          h("span", {}, t("clock_presets")),
+          h(
+            "div",
+            { class: "preset-buttons" },
+            ...FISCHER_PRESETS.map(([minutes, increment]) =>
+              h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": `preset-${minutes}-${increment}`,
+                  "aria-pressed": minutes === fischerMinutes && increment === fischerIncrement ? "true" : "false",
+                  onclick: () => {
+                    fischerMinutes = minutes;
+                    fischerIncrement = increment;
+                    drawForm();
+                  },
+                },
+                fischerText(minutes * 60, increment),
+              ),
+            ),
+          ),
+        ),
+      );
+    } else if (clockKind === "correspondence") {
+      parts.push(
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("clock_days")),
+          h(
+            "select",
+            {
+              name: "clock-days",
+              onchange: (e: Event) => {
+                days = Number((e.target as HTMLSelectElement).value);
+              },
+            },
+            ...CORRESPONDENCE_DAYS.map((n) => h("option", { value: n, selected: n === days }, t("tc_days", { n }))),
+          ),
+        ),
+      );
+    }
+    if (clockKind === "fischer" || clockKind === "correspondence") {
+      const chosen = atZero ?? (rated ? "lose" : "bot");
+      parts.push(
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("at_zero")),
+          h(
+            "select",
+            {
+              name: "at-zero",
+              onchange: (e: Event) => {
+                atZero = (e.target as HTMLSelectElement).value as "lose" | "bot";
+              },
+            },
+            ...(["lose", "bot"] as const).map((v) =>
+              h("option", { value: v, selected: v === chosen }, app.t(`at_zero_${v}`)),
+            ),
+          ),
+        ),
+      );
+    }
+    return h("fieldset", { class: "fields time-fields" }, h("legend", {}, t("time_control")), ...parts);
+  }
+
+  /** The clock to send, or a message when a live clock's numbers are out of range. */
+  function chosenClock(): ClockChoice | null {
+    if (clockKind === "turn") return { kind: "turn", seconds: turnSeconds };
+    if (clockKind === "correspondence") return { kind: "correspondence", days };
+    if (clockKind === "fischer") {
+      const ok = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+      if (!ok(fischerMinutes, 1, 180) || !ok(fischerIncrement, 0, 180)) throw new Error(t("bad_clock"));
+      return { kind: "fischer", base: fischerMinutes * 60, increment: fischerIncrement };
+    }
+    return null;
   }
 
   /** One option's field: a checkbox (bool), a list (listed values), or a free field by type. */
@@ -380,10 +598,16 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     try {
       const kinds = seatKinds.map((k) => (k === "you" ? "human" : k));
       const chosenOpts = chosenOptions(game);
+      const clock = chosenClock();
       if (name) playerName.set(name);
       // A guest (with the typed name) before the first match, so that the seat follows the player.
       const player = await session.ensure(session.current.player?.kind === "account" ? "" : name);
-      const match = await api.create(game.name, chosenOpts, kinds, turnSeconds, isPrivate);
+      const match = await api.create(game.name, chosenOpts, kinds, {
+        isPrivate,
+        rated,
+        clock,
+        atZero: atZero ?? (rated ? "lose" : "bot"),
+      });
       const mine = seatKinds.indexOf("you");
       if (mine >= 0) {
         const who = name || t("seat_n", { n: mine + 1 });
@@ -417,6 +641,15 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
         ),
       ),
     );
+  }
+
+  /** A match's marks in a list: rated, and its time control. */
+  function tags(m: MatchSummary): HTMLElement[] {
+    const out: HTMLElement[] = [];
+    if (m.rated) out.push(h("span", { class: "rated-tag", "data-testid": "rated-tag" }, app.t("rated")));
+    const control = timeControl(app.t, m);
+    if (control) out.push(h("span", { class: "tc-tag", "data-testid": "time-control" }, control));
+    return out;
   }
 
   function who(m: MatchSummary): string {
@@ -464,6 +697,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       h("a", { href, "data-link": true, class: "button" }, action),
       " ",
       h("strong", {}, m.title),
+      ...tags(m),
       " ",
       h("span", { class: "who" }, who(m)),
       m.status === "running" ? h("span", { class: "moves" }, ` · ${t("moves_n", { n: m.version })}`) : null,
@@ -493,6 +727,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       ]);
       matches = all;
       mineList = mine;
+      if (session.current.player) waiting.set(mine.filter((m) => m.my_turn).length);
       drawList();
       drawMine();
     } catch {
@@ -514,7 +749,10 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   return {
     setLang: () => draw(),
-    destroy: () => window.clearTimeout(timer),
+    destroy: () => {
+      window.clearTimeout(timer);
+      unwatch();
+    },
   };
 }
 
@@ -556,10 +794,26 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     val_default: "default",
     bad_int: "Option {name}: a whole number, please.",
     bad_json: "Option {name}: this is not valid JSON.",
-    clock: "Turn clock",
+    clock: "Clock",
     clock_none: "none",
     clock_s: "{n} s a turn",
     clock_help: "When a person's time runs out, a simple bot moves for them.",
+    time_control: "Time",
+    clock_kind_none: "No clock",
+    clock_kind_turn: "Per turn",
+    clock_kind_fischer: "Live: total + increment",
+    clock_kind_correspondence: "Correspondence: days a move",
+    clock_turn_seconds: "Time per turn",
+    clock_minutes: "Minutes each",
+    clock_increment: "Seconds added per move",
+    clock_presets: "Presets",
+    clock_days: "Time per move",
+    at_zero: "When a player's time runs out",
+    bad_clock: "A live clock takes 1 to 180 minutes and 0 to 180 seconds per move.",
+    rated_match: "Rated",
+    rated_help: "The result moves the players' ratings. Only accounts (and bots) may play it.",
+    rated_account_only: "Rated matches are for accounts: sign up or log in to play one.",
+    waiting_n: "{n} waiting for your move",
     val_variant_2d: "2D (6×6 grid)",
     val_variant_3d: "3D (3×3 stacks)",
     val_structure_A: "A — Tower",
@@ -624,6 +878,22 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     clock_none: "aucune",
     clock_s: "{n} s par tour",
     clock_help: "Quand le temps d'une personne est écoulé, un robot simple joue pour elle.",
+    time_control: "Temps",
+    clock_kind_none: "Sans pendule",
+    clock_kind_turn: "Par tour",
+    clock_kind_fischer: "En direct : total + incrément",
+    clock_kind_correspondence: "Par correspondance : jours par coup",
+    clock_turn_seconds: "Temps par tour",
+    clock_minutes: "Minutes chacun",
+    clock_increment: "Secondes ajoutées par coup",
+    clock_presets: "Cadences",
+    clock_days: "Temps par coup",
+    at_zero: "Quand le temps d'un joueur est écoulé",
+    bad_clock: "Une pendule en direct prend de 1 à 180 minutes et de 0 à 180 secondes par coup.",
+    rated_match: "Classée",
+    rated_help: "Le résultat fait évoluer le classement des joueurs. Seuls les comptes (et les robots) y jouent.",
+    rated_account_only: "Les parties classées sont réservées aux comptes : créez-en un ou connectez-vous.",
+    waiting_n: "{n} en attente de votre coup",
     val_variant_2d: "2D (grille 6×6)",
     val_variant_3d: "3D (piles 3×3)",
     val_structure_A: "A — Tour",

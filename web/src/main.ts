@@ -1,13 +1,16 @@
 /**
- * The single-page app: a top bar (home, the player with Log in / Sign up / Log out, language switch)
- * and a router over the lobby, match, replay and player pages.
+ * The single-page app: a top bar (home, how many matches wait for your move, the player with Log in /
+ * Sign up / Log out, language switch) and a router over the lobby, match, replay, player and
+ * leaderboard pages.
  */
 import "./style.css";
 import { identityBar } from "./account";
+import { waiting } from "./alerts";
 import { session } from "./api";
 import { h, s } from "./dom";
 import type { Lang } from "./games/contract";
 import { initialLang, saveLang, SHELL, translator } from "./i18n";
+import { leaderboardPage } from "./leaderboard";
 import { lobbyPage } from "./lobby";
 import { matchPage, type AppContext, type Page } from "./match";
 import { playerPage } from "./player";
@@ -39,11 +42,25 @@ const langButton = h("button", {
   onclick: () => setLang(lang === "en" ? "fr" : "en"),
 });
 const home = h("a", { href: "/", "data-link": true, class: "home" });
+// Matches waiting for my move (from GET /api/me/waiting): a link to the lobby's "My matches".
+const waitingBadge = h("a", {
+  href: "/",
+  "data-link": true,
+  class: "waiting-badge",
+  "data-testid": "waiting-badge",
+  hidden: true,
+});
+const waitingLive = h("span", { class: "visually-hidden", "aria-live": "polite", "data-testid": "waiting-live" });
 const content = h("div", { class: "content" });
 document
   .getElementById("app")!
   .append(
-    h("header", { class: "topbar" }, home, h("div", { class: "topbar-end" }, identity.bar, langButton)),
+    h(
+      "header",
+      { class: "topbar" },
+      home,
+      h("div", { class: "topbar-end" }, waitingBadge, waitingLive, identity.bar, langButton),
+    ),
     identity.panel,
     content,
   );
@@ -59,8 +76,21 @@ function logo(): SVGSVGElement {
   );
 }
 
+function drawWaiting(): void {
+  const n = waiting.count ?? 0;
+  waitingBadge.hidden = n === 0;
+  waitingBadge.dataset.count = String(n);
+  waitingBadge.textContent = `● ${app.t("waiting_badge", { n })}`;
+  waitingBadge.title = app.t("waiting_title", { n });
+  waitingBadge.setAttribute("aria-label", app.t("waiting_title", { n }));
+  const said = n > 0 ? app.t("waiting_title", { n }) : "";
+  if (waitingLive.textContent !== said) waitingLive.textContent = said;
+}
+waiting.subscribe(drawWaiting);
+
 function drawBar(): void {
   document.documentElement.lang = lang;
+  drawWaiting();
   home.replaceChildren(logo(), app.t("title"));
   langButton.textContent = app.t("lang_switch");
   langButton.setAttribute("lang", lang === "en" ? "fr" : "en");
@@ -85,6 +115,8 @@ function route(): void {
     page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
   } else if (player) {
     page = playerPage(content, player[1], app);
+  } else if (/^\/leaderboard\/?$/.test(path)) {
+    page = leaderboardPage(content, app);
   } else if (/^\/me\/?$/.test(path)) {
     // One's own page, or the log-in form for a newcomer.
     const me = session.current.player;
@@ -113,4 +145,7 @@ window.addEventListener("popstate", route);
 
 drawBar();
 // Who plays here first (the session cookie's player), then the page.
-void session.load().then(route);
+void session.load().then(() => {
+  route();
+  waiting.refresh();
+});

@@ -6,7 +6,10 @@
  * The replay viewer reuses the same view over the per-step views.
  */
 import { errorText, type AuthMode } from "./account";
+import { alertSettings, showTurn, turnArrived, waiting } from "./alerts";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
+import { CHAT_CODES, chatPanel } from "./chat";
+import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
 import { h } from "./dom";
 import type {
   GameModule,
@@ -15,6 +18,7 @@ import type {
   LogEntry,
   MatchSummary,
   MatchView,
+  Rating,
   SeatSummary,
   ViewContext,
 } from "./games/contract";
@@ -152,6 +156,12 @@ function abandoned(info: SeatSummary, grace: number | undefined, now: number): b
   return info.kind === "human" && info.away_since != null && grace !== undefined && now - info.away_since >= grace;
 }
 
+/** A seat's rating change at the end of a rated match: "27.3 → 28.9 (+1.6)". */
+export function ratingChangeText(before: Rating, after: Rating, change: number): string {
+  const sign = change > 0 ? "+" : change < 0 ? "−" : "±";
+  return `${before.rating.toFixed(1)} → ${after.rating.toFixed(1)} (${sign}${Math.abs(change).toFixed(1)})`;
+}
+
 /** The invite link of a private match. */
 export function inviteLink(matchId: string, code: string): string {
   return `${location.origin}/match/${matchId}?invite=${encodeURIComponent(code)}`;
@@ -166,6 +176,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   let connection: "connecting" | "open" | "lost" | "refused" = "connecting";
   let deadlineTimer: number | undefined;
   let awayTimer: number | undefined;
+  let clockTimer: number | undefined;
+  /** Server minus browser seconds, from the last summary's clock. */
+  let offset = 0;
+  /** Whether it was my move at the last view (null before the first): an alert on the change only. */
+  let wasMine: boolean | null = null;
   let notice = "";
   let confirmResign = false;
   let busy = false;
@@ -194,6 +209,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const logList = h("ol", { class: "log", "data-testid": "log" });
   const logTitle = h("h3", {});
   const links = h("nav", { class: "match-links" });
+  const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
+  const settings = alertSettings(app.t);
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
@@ -202,13 +219,22 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       "div",
       { class: "match-body" },
       h("main", { class: "board-area" }, host.root),
-      h("aside", { class: "side" }, endPanel, h("section", { class: "log-panel" }, logTitle, logList), links),
+      h(
+        "aside",
+        { class: "side" },
+        endPanel,
+        chat.root,
+        h("section", { class: "log-panel" }, logTitle, logList),
+        settings.root,
+        links,
+      ),
     ),
   );
   root.append(pageEl);
 
   function connect(): void {
     socket?.close();
+    chat.reset(); // the new connection sends the histories this seat (or spectator) may read
     connection = "connecting";
     socket = new MatchSocket(matchId, key?.token ?? null, onMessage, (status) => {
       if (status === "refused" && key) {
@@ -236,6 +262,10 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       setSummary(message.match);
       drawHead();
       drawEnd();
+    } else if (message.type === "chat" && message.channel) {
+      chat.receive(message.channel, message.lines ?? [], message.history === true);
+    } else if (message.type === "error" && isChatRefusal(message.code ?? "")) {
+      chat.refused(message.code ?? "", message.message ?? "");
     } else if (message.type === "error") {
       notice = app.t("error", { message: message.message ?? message.code ?? "" });
       drawHead();
@@ -243,9 +273,15 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     }
   }
 
+  /** A refusal of the chat line just sent (a rate limit is the chat's only while one is pending). */
+  function isChatRefusal(code: string): boolean {
+    return CHAT_CODES.has(code) && (chat.pending() || code !== "rate_limited");
+  }
+
   /** A newer summary (a state, a presence message, an action's answer); follows a rematch once all accepted. */
   function setSummary(next: MatchSummary): void {
     summary = next;
+    if (next.clock) offset = clockOffset(next.clock);
     const rematch = next.rematch ?? null;
     if (!rematch?.match) {
       rematchPending = true;
@@ -290,7 +326,17 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     pageEl.dataset.status = summary?.status ?? "";
     title.textContent = summary ? summary.title : "";
     if (summary?.private) title.append(" ", h("span", { class: "private-tag" }, app.t("private")));
-    document.title = summary ? `${summary.title} — ${app.t("title")}` : app.t("title");
+    if (summary?.rated) title.append(" ", h("span", { class: "rated-tag", "data-testid": "rated-tag" }, app.t("rated")));
+    const control = summary ? timeControl(app.t, summary) : "";
+    if (control) {
+      const atZero = summary?.clock && summary.clock.kind !== "turn" ? app.t(`at_zero_${summary.clock.at_zero}`) : "";
+      title.append(
+        " ",
+        h("span", { class: "tc-tag", "data-testid": "time-control", title: atZero || null }, control),
+      );
+    }
+    alertTurn();
+    chat.setRole(current ? (current.seat !== null ? "players" : "spectators") : null, !!session.current.player);
     banner.replaceChildren(h("span", {}, bannerText()));
     banner.classList.toggle("mine", Boolean(current?.your_turn));
     if (current && current.seat === null && summary?.status !== "open") {
@@ -298,7 +344,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     }
     window.clearTimeout(deadlineTimer);
     if (summary?.turn_deadline && current?.to_move !== null && !isOver(current, summary)) {
-      const left = Math.max(0, Math.round(summary.turn_deadline - Date.now() / 1000));
+      const left = Math.max(0, Math.round(summary.turn_deadline - (Date.now() / 1000 + offset)));
       banner.append(h("span", { class: "clock" }, `${left} s`));
       deadlineTimer = window.setTimeout(drawHead, 1000);
     }
@@ -325,12 +371,68 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           h("span", { class: "seat-dot", "aria-hidden": "true" }),
           info.kind === "human" && !info.taken ? app.t("open_seat") : seatName(info.seat),
           away ? h("small", { class: "away" }, gone ? app.t("seat_left") : app.t("seat_away")) : null,
+          seatClock(info.seat),
         );
       }),
     );
+    drawClocks();
     drawJoin();
     drawInvite();
     drawLifecycle();
+  }
+
+  /** A seat's clock (Fischer and correspondence): filled and kept running by drawClocks. */
+  function seatClock(seat: number): HTMLElement | null {
+    const clock = summary?.clock;
+    if (!clock || (clock.kind !== "fischer" && clock.kind !== "correspondence")) return null;
+    if (clock.remaining?.[seat] == null && clock.running !== seat) return null;
+    return h("span", { class: "seat-clock", "data-testid": "seat-clock", "data-seat": seat });
+  }
+
+  /** Each seat's time: the running seat's counts down (on the server's clock); a correspondence move
+   * shows its deadline and the hours left. */
+  function drawClocks(): void {
+    window.clearTimeout(clockTimer);
+    const clock = summary?.clock;
+    if (!clock || !summary) return;
+    const running = summary.status === "running" && !isOver(current, summary) ? clock.running : null;
+    let next = 1000;
+    for (const el of seatList.querySelectorAll<HTMLElement>(".seat-clock")) {
+      const seat = Number(el.dataset.seat);
+      const left = running === seat ? secondsLeft(clock, seat, offset) : (clock.remaining?.[seat] ?? null);
+      el.dataset.running = running === seat ? "true" : "false";
+      if (left === null) {
+        el.textContent = "";
+        continue;
+      }
+      el.dataset.left = String(Math.max(0, Math.round(left * 10) / 10));
+      if (clock.kind === "correspondence") {
+        const deadline = clock.deadline;
+        el.textContent =
+          running === seat && deadline !== null
+            ? app.t("due", { date: deadlineText(app.lang(), deadline), left: hoursLeft(app.t, left) })
+            : "";
+        next = 30_000;
+      } else {
+        el.textContent = formatSeconds(left);
+        el.classList.toggle("low", left < 20);
+        if (running === seat) next = left < 10 ? 100 : Math.min(next, 250);
+      }
+    }
+    if (running !== null) clockTimer = window.setTimeout(drawClocks, next);
+  }
+
+  /** The tab's title and icon follow the turn; the tone and a notification when it becomes mine. */
+  function alertTurn(): void {
+    if (!summary || !current) return;
+    const base = `${summary.title} — ${app.t("title")}`;
+    const mineNow = turnState() === "mine";
+    showTurn(mineNow, base, app.t("your_turn"));
+    if (wasMine !== null && mineNow !== wasMine) {
+      if (mineNow) turnArrived(matchId, `${app.t("your_turn")} – ${app.t("title")}`, summary.title);
+      waiting.refreshSoon();
+    }
+    wasMine = mineNow;
   }
 
   /** The invite code: in the views of seated players (presence messages leave it out), or in the link
@@ -654,6 +756,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         return app.t(`end_claimed${form}`, { names: who });
       case "timeout":
         return app.t("end_timeout");
+      case "time":
+        return app.t(`end_time${form}`, { names: who });
       case "played":
         return app.t("end_played");
       default:
@@ -703,6 +807,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             h("tbody", {}, ...rows),
           )
         : "",
+      ratingChanges() ?? "",
       rematchPanel() ?? "",
       h(
         "div",
@@ -711,6 +816,46 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
           "a",
           { href: `/match/${matchId}/replay`, "data-link": true, class: "button", "data-testid": "replay-link" },
           app.t("replay"),
+        ),
+      ),
+    );
+  }
+
+  /** A rated match's end: each seat's rating before and after ("27.3 → 28.9 (+1.6)"). */
+  function ratingChanges(): HTMLElement | null {
+    const ratings = summary?.ratings;
+    if (!summary || !ratings || ratings.length === 0) return null;
+    return h(
+      "div",
+      { class: "rating-changes", "data-testid": "rating-changes" },
+      h("h4", {}, app.t("rating")),
+      h(
+        "ul",
+        {},
+        ...ratings.map((rating, seat) =>
+          h(
+            "li",
+            { "data-seat": seat },
+            h("span", { class: "who" }, seatName(seat)),
+            " ",
+            h(
+              "span",
+              {
+                class: `rating-change ${rating.change < 0 ? "down" : "up"}`,
+                "data-testid": "rating-change",
+                "data-seat": seat,
+                "data-change": String(rating.change),
+              },
+              ratingChangeText(rating.before, rating.after, rating.change),
+            ),
+            rating.after.provisional
+              ? h(
+                  "small",
+                  { class: "provisional", title: app.t("provisional_help", { n: 10 }) },
+                  ` ${app.t("provisional")}`,
+                )
+              : null,
+          ),
         ),
       ),
     );
@@ -795,21 +940,29 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawLinks(): void {
-    links.replaceChildren(h("a", { href: "/", "data-link": true }, app.t("back_lobby")));
+    links.replaceChildren(
+      h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
+      h("a", { href: "/leaderboard", "data-link": true }, app.t("leaderboard")),
+    );
   }
 
   drawAll();
+  chat.draw();
   connect();
 
   return {
     setLang(lang) {
       host.setLang(lang);
       drawAll();
+      chat.draw();
+      settings.draw();
     },
     destroy() {
       destroyed = true;
       window.clearTimeout(deadlineTimer);
       window.clearTimeout(awayTimer);
+      window.clearTimeout(clockTimer);
+      showTurn(false, app.t("title"), "");
       socket?.close();
       host.destroy();
     },

@@ -4,6 +4,7 @@
  * arrow keys, Home and End.
  */
 import { api, ApiError, seats } from "./api";
+import { chatLineItem } from "./chat";
 import { h } from "./dom";
 import type { MatchView } from "./games/contract";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
@@ -30,6 +31,9 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   const move = h("p", { class: "replay-move" });
   const buttons = h("div", { class: "replay-buttons" });
   const links = h("nav", { class: "match-links" });
+  const chatTitle = h("h3", {});
+  const chatList = h("ol", { class: "chat-lines", "data-testid": "replay-chat", "aria-live": "polite" });
+  const chatEl = h("section", { class: "chat-panel replay-chat", hidden: true }, chatTitle, chatList);
   root.append(
     h(
       "div",
@@ -39,7 +43,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
         "div",
         { class: "match-body" },
         h("main", { class: "board-area" }, host.root),
-        h("aside", { class: "side" }, links),
+        h("aside", { class: "side" }, chatEl, links),
       ),
     ),
   );
@@ -84,17 +88,38 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     if (view) host.update(view.match.game, view);
     const last = view?.log.at(-1);
     move.textContent = last && last.version === view.version ? `${seatName(last.seat)} ${host.describe(last)}` : "";
+    drawChat();
     links.replaceChildren(
       h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
     );
   }
 
-  api
+  /** The players' chat up to this step; the lines said at this step are marked. */
+  function drawChat(): void {
+    const said = steps.slice(0, index + 1).flatMap((step, i) => (step.chat ?? []).map((line) => ({ line, i })));
+    chatEl.hidden = !steps.some((step) => (step.chat ?? []).length > 0);
+    chatTitle.textContent = app.t("replay_chat");
+    chatList.replaceChildren(
+      ...said.map(({ line, i }) => chatLineItem(app, line, i === index ? "now" : "")),
+    );
+    chatList.scrollTop = chatList.scrollHeight;
+  }
+
+  void api
     .replay(matchId, key?.token ?? null)
-    .then((list) => {
+    .then(async (list) => {
       steps = list;
       index = Math.max(0, list.length - 1);
+      draw();
+      // Steps without their lines: the chat is read apart, each line at the version it was said at.
+      if (list.some((step) => step.chat !== undefined)) return;
+      const chat = await api.chat(matchId, key?.token ?? null).catch(() => null);
+      if (!chat || steps !== list) return;
+      for (const line of chat.players) {
+        const step = list[Math.max(0, Math.min(list.length - 1, line.version))];
+        step.chat = [...(step.chat ?? []), line];
+      }
       draw();
     })
     .catch((err: unknown) => {

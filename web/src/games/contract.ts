@@ -38,9 +38,9 @@ export interface SeatSummary {
   person?: boolean;
 }
 
-/** How a finished match ended: the losing (resigned, abandoned) seats and the winners. */
+/** How a finished match ended: the losing (resigned, abandoned, out of time) seats and the winners. */
 export interface MatchEnd {
-  reason: "played" | "resigned" | "aborted" | "claimed" | "timeout" | string;
+  reason: "played" | "resigned" | "aborted" | "claimed" | "timeout" | "time" | string;
   seats: number[];
   winners: number[];
 }
@@ -50,6 +50,54 @@ export interface RematchOffer {
   answers: Record<string, boolean>;
   match: string | null;
   declined: boolean;
+}
+
+/** A rating as players see it: `rating` is mu rounded to one decimal; leaderboards rank by `ordinal`. */
+export interface Rating {
+  rating: number;
+  mu: number;
+  sigma: number;
+  ordinal: number;
+  games: number;
+  provisional: boolean;
+}
+
+/** A seat's rating before and after a rated match (change = after.rating - before.rating). */
+export interface RatingChange {
+  before: Rating;
+  after: Rating;
+  change: number;
+}
+
+/**
+ * A match's clock: per turn (today's), Fischer (a total per player plus an increment per move) or
+ * correspondence (days per move).  `remaining` holds each seat's seconds at the start of the current
+ * turn; the running seat's live time is `deadline - now` on the server's clock (`now` says when the
+ * summary was made, so that a client corrects its own clock's skew).
+ */
+export interface MatchClock {
+  kind: "turn" | "fischer" | "correspondence";
+  seconds?: number;
+  base?: number;
+  increment?: number;
+  days?: number;
+  at_zero: "lose" | "bot";
+  /** Null before the match starts (the time control alone). */
+  remaining: (number | null)[] | null;
+  running: number | null;
+  deadline: number | null;
+  now: number;
+}
+
+/** One chat line; `text` is plain text (drawn as text, never as HTML). */
+export interface ChatLine {
+  id: number;
+  seat: number | null;
+  name: string;
+  player: string | null;
+  text: string;
+  at: string;
+  version: number;
 }
 
 export interface MatchSummary {
@@ -78,6 +126,11 @@ export interface MatchSummary {
   rematch?: RematchOffer | null;
   /** Whether the match may still be aborted (running, some human has not moved), when the server says. */
   can_abort?: boolean;
+  /** A rated match (accounts and bots only): its end moves the seats' ratings. */
+  rated?: boolean;
+  clock?: MatchClock | null;
+  /** After a rated match ended: each seat's rating before and after. */
+  ratings?: RatingChange[] | null;
 }
 
 export interface LogEntry {
@@ -103,6 +156,8 @@ export interface MatchView {
   result: { scores: number[] | null; winners: number[]; reason?: string } | null;
   /** A private match's invite code, for its seated players. */
   invite?: string;
+  /** In a replay's steps: the players' chat lines said while the match stood at this step. */
+  chat?: ChatLine[];
 }
 
 export type Lang = "en" | "fr";
