@@ -235,7 +235,7 @@ class PipsState(State):
 
     def action_from_str(self, text: str) -> int:
         word = text.strip()
-        if not word.isdigit():
+        if not (word.isascii() and word.isdigit()):  # "²" is a digit to isdigit, not to int
             raise MalformedActionError(f"a Pips move is a card number, not {text!r}", text)
         return self._card_action(int(word), text)
 

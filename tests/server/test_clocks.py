@@ -201,6 +201,8 @@ def test_at_zero_a_bot_may_play_the_seat_on(timed: Any, clock: FakeClock) -> Non
 def test_correspondence_seats_are_not_abandoned_by_absence(timed: Any, clock: FakeClock) -> None:
     with browser(timed) as api:
         match_id, _tokens = timed_match(api, {"kind": "correspondence", "days": 3})
+        for seat, token in _tokens.items():  # each comes and goes (the server notes their absence)
+            support.Conn(timed.ws_url, match_id, token, seat).close()
         clock.t += 3600  # an hour away, far beyond the one-second grace period
         time.sleep(1.5)
         summary = support.summary(api, match_id)

@@ -1169,7 +1169,7 @@ class Registry:
         """Sleep until the next grace period ends; then tell everyone, and with no other person
         present, give the absent seats to a bot so that the match goes on."""
         told: set[int] = set()
-        while match.status == "running":
+        while match.status == "running" and not match.correspondence:  # there only the clock decides
             connected = {c.seat for c in match.clients}
             away = {
                 i: s.away_since
@@ -1179,7 +1179,7 @@ class Registry:
             if not away:
                 return
             now = self.now()
-            due = [i for i, since in away.items() if now - since >= match.grace_seconds]
+            due = [i for i in away if match.abandoned(i, now)]
             if not due:
                 wake = min(away.values()) + match.grace_seconds - now
                 await asyncio.sleep(max(0.05, wake))
