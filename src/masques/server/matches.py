@@ -41,6 +41,7 @@ from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
 from .errors import ServerError
 from .fanout import Fanout
 from .limits import Limits, RateLimiter
+from .metrics import Metrics
 from .ratings import ranks_from_returns, ranks_from_winners
 from .storage import ChatRow, MatchRow, NewMatch, NewSeat, SeatRow, Storage, Turn, aware, hash_token
 
@@ -470,7 +471,14 @@ class Registry:
         self.matches: dict[str, LiveMatch] = {}
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
-        self.bots = FairQueue(workers, self.limits.bot_timeout, bot_pool or process_pool(workers))
+        self.metrics = Metrics()
+        self.bots = FairQueue(
+            workers,
+            self.limits.bot_timeout,
+            bot_pool or process_pool(workers),
+            observe=self.metrics.bot_think.observe,
+        )
+        self.metrics.watch(self)
         self._load_lock = asyncio.Lock()
         self._create_lock = asyncio.Lock()
         self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
@@ -952,6 +960,7 @@ class Registry:
         match.state = trial
         match.actors.append(seat)
         match.last_used = time.monotonic()
+        self.metrics.actions.labels(by="person" if match.seats[seat].kind == HUMAN else "bot").inc()
         match.clock, match.deadline = clock, deadline
         if status:
             match.status, match.end, match.finished, match.ratings = status, end, now, ratings

@@ -853,6 +853,11 @@ class Storage:
                 row.deleted = True
             return row
 
+    def ping(self) -> None:
+        """Raise unless the database answers a trivial query (the readiness check)."""
+        with self.engine.connect() as connection:
+            connection.execute(select(1))
+
     # -- analyses -------------------------------------------------------------------------------
     def analysis(self, match_id: str, seat: int) -> AnalysisRow | None:
         with self.session() as s:
