@@ -380,16 +380,26 @@ def default_database_url() -> str:
 
 @app.command()
 def serve(  # noqa: PLR0917 - one parameter per command-line option
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    host: Annotated[str, typer.Option(envvar="MASQUES_HOST", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(envvar="MASQUES_PORT", help="TCP port.")] = 8000,
     database: Annotated[
-        str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
+        str | None,
+        typer.Option(
+            envvar="MASQUES_DATABASE_URL", help="SQLAlchemy URL (default: SQLite in the user data dir)."
+        ),
     ] = None,
     bot_workers: Annotated[
-        int, typer.Option(help="Processes for bots (default: one per core but one, at least two).")
+        int,
+        typer.Option(
+            envvar="MASQUES_BOT_WORKERS",
+            help="Processes for bots (default: one per core but one, at least two).",
+        ),
     ] = 0,
     redis: Annotated[
-        str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
+        str | None,
+        typer.Option(
+            envvar="MASQUES_REDIS_URL", help="Redis URL: several servers on one database share matches."
+        ),
     ] = None,
     rate_limits: Annotated[
         str | None,
