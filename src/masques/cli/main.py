@@ -456,12 +456,25 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="The bot level that analyses finished matches: easy, medium, hard or expert (expert).",
         ),
     ] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."
+        ),
+    ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."
+        ),
+    ] = "json",
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
 
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
+    from ..server.logs import configure as configure_logs
     from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
@@ -478,6 +491,9 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         )
     except ValueError as exc:
         fail(str(exc))
+    if log_format not in ("json", "text") or log_level.lower() not in ("debug", "info", "warning", "error"):
+        fail("--log-format is json or text; --log-level is debug, info, warning or error")
+    configure_logs(log_level, log_format)
     probe = FileOwner(url)  # the app holds it for its life; this only turns a refusal into one clear line
     try:
         probe.acquire()
@@ -491,7 +507,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,
-        log_level="warning",
+        log_config=None,  # logs.configure's handlers, for uvicorn's lines too
+        access_log=False,  # the server writes its own, without query strings
     )
 
 

@@ -47,6 +47,7 @@ from .analysis import Analyses
 from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
+from .logs import RequestLog
 from .matches import HUMAN, Client, LiveMatch, Player, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
@@ -225,6 +226,7 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
+    app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
     app.include_router(people.router(LoginGuard()))
     app.include_router(boards.router())
 

@@ -613,6 +613,10 @@ class Registry:
                 clock=control,
             )
         self.matches[match.id] = match
+        log.info(
+            "match created",
+            extra={"event": "match_created", "match": match.id, "game": match.game.name},
+        )
         await self._maybe_start(match)
         return match
 
@@ -1099,6 +1103,11 @@ class Registry:
         """The match has just ended: its clocks and helpers stop, and everyone may now read the
         spectators' chat."""
         match.turn_deadline = None
+        reason = None if match.end is None else match.end.get("reason")
+        log.info(
+            "match finished",
+            extra={"event": "match_finished", "match": match.id, "game": match.game.name, "code": reason},
+        )
         for task in (match.clock_task, match.bot_task, match.away_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
