@@ -472,6 +472,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
 
+    from ..extras import MissingExtraError, require
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
     from ..server.logs import configure as configure_logs
@@ -501,9 +502,15 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         err_console.print(f"masques: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     probe.release()
+    try:
+        if redis:
+            require("redis", "--redis")
+        server = create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits)
+    except MissingExtraError as exc:
+        fail(str(exc))
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
-        create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits),
+        server,
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,

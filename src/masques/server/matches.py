@@ -35,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
+from ..extras import require
 from . import clocks
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
@@ -463,6 +464,8 @@ class Registry:
         bot_pool: Callable[[], Any] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if redis_url:
+            require("redis", "sharing matches and limits through Redis")
         self.storage = storage
         self.now = clock  # epoch seconds; the tests drive it
         self.limits = limits or Limits()
