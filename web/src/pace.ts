@@ -131,8 +131,8 @@ export class Pacer {
 
   private display(view: MatchView): void {
     this.shown = view;
-    this.shownAt = this.clock.now();
     this.show(view);
+    this.shownAt = this.clock.now(); // the pace counts from when it stands drawn
   }
 
   private pump(): void {
