@@ -221,6 +221,33 @@ def test_the_place_button_keeps_its_label_on_hover(
     assert _contrast(*colours) >= 3, colours
 
 
+def test_the_place_button_keeps_its_label_after_a_tap_on_a_phone(browser: Browser, web_server: Any) -> None:
+    """On a phone the tapped button keeps the hover look: when the person's turn comes back, the
+    Place button's label is still readable."""
+    context = browser.new_context(viewport=e2e.PHONE, is_mobile=True, has_touch=True, locale="en-GB")
+    context.add_init_script(e2e.INSTANT_BOTS)
+    page = context.new_page()
+    errors = e2e.watch_errors(page)
+    try:
+        e2e.create_match(
+            page, web_server.base_url, "blokus3d", options=OPTIONS["blokus3d"], seats=["you", "random"]
+        )
+        assert e2e.wait_turn_or_end(page) == "mine"
+        seen = e2e.version(page)
+        page.locator(".b3-place:not([disabled])").tap()
+        e2e.wait_version_above(page, seen + 1)  # the person's piece, then the bot's
+        assert e2e.wait_turn_or_end(page) == "mine"
+        place = page.locator(".b3-place:not([disabled])")
+        colours = place.evaluate(
+            "b => { const s = getComputedStyle(b); return [s.color, s.backgroundColor]; }"
+        )
+        assert place.text_content() == "Place"
+        assert _contrast(*colours) >= 3, colours
+        assert errors == [], errors
+    finally:
+        context.close()
+
+
 def _contrast(fore: str, back: str) -> float:
     """The WCAG contrast ratio of two CSS rgb()/rgba() colours."""
 
