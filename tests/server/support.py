@@ -820,3 +820,18 @@ def play_out(conn: Conn, api: httpx.Client, match_id: str, max_moves: int = 2000
         if state is not None and state["your_turn"]:
             conn.act(rng.choice(state["legal"])["id"], state["version"])
     raise AssertionError(f"match {match_id} did not end within {max_moves} moves")
+
+
+def finished_match(
+    api: httpx.Client, ws_url: str, game: str, options: dict[str, Any], seats: list[str], *, seed: int = 77
+) -> tuple[str, str]:
+    """A match played to its end by random moves for the human seat 0 (the others bots): its id and
+    seat 0's token."""
+    match_id = create_match(api, game, options, seats, seed=seed)["id"]
+    token = join(api, match_id, "Ann", 0)["token"]
+    conns = seat_conns(ws_url, match_id, {0: token})
+    play_to_end(conns, random.Random(5))
+    for conn in conns:
+        conn.close()
+    assert summary(api, match_id)["status"] == "finished"
+    return match_id, token

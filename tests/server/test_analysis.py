@@ -5,7 +5,6 @@ against bots, on the seat's own turn."""
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Iterator
@@ -64,15 +63,7 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 def finished_match(
     server: Any, api: httpx.Client, game: str, options: dict[str, Any], seats: list[str]
 ) -> tuple[str, str]:
-    """A match played to its end by random moves for the human seat 0: its id and seat 0's token."""
-    match_id = support.create_match(api, game, options, seats, seed=77)["id"]
-    token = support.join(api, match_id, "Ann", 0)["token"]
-    conns = support.seat_conns(server.ws_url, match_id, {0: token})
-    support.play_to_end(conns, random.Random(5))
-    for conn in conns:
-        conn.close()
-    assert support.summary(api, match_id)["status"] == "finished"
-    return match_id, token
+    return support.finished_match(api, server.ws_url, game, options, seats)  # type: ignore[no-any-return]
 
 
 def analysed(api: httpx.Client, match_id: str, token: str) -> dict[str, Any]:

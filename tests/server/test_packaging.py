@@ -4,7 +4,6 @@ client and plays a whole match."""
 
 from __future__ import annotations
 
-import random
 import re
 import shutil
 import subprocess
@@ -63,12 +62,6 @@ def test_an_installed_wheel_serves_the_client_and_plays_a_match(installed: Path,
             script = re.search(r'src="(/assets/[^"]+\.js)"', page.text)
             assert script is not None and api.get(script.group(1)).status_code == 200
             assert api.get("/readyz").json()["status"] == "ready"
-            match_id = support.create_match(api, "masker", {"players": 2}, ["human", "easy"])["id"]
-            token = support.join(api, match_id, "Ann", 0)["token"]
-            conns = support.seat_conns(server.ws_url, match_id, {0: token})
-            support.play_to_end(conns, random.Random(1))
-            for conn in conns:
-                conn.close()
-            assert support.summary(api, match_id)["status"] == "finished"
+            support.finished_match(api, server.ws_url, "masker", {"players": 2}, ["human", "easy"])
     finally:
         server.stop()
