@@ -225,7 +225,7 @@ class MaskeTracker(Tracker[MaskeState]):
         super().__init__(encoder.size + 2 + n * PRIVATE)
         self.enc = encoder
         self.n = n
-        self.views = encoder.views
+        self.views = self.gather = encoder.views
         self.private = encoder.private
         self.stick_at = [encoder.sticks + g * HOLES for g in range(2 * n)]
         self.points_at, self.steps_at = encoder.points, encoder.extra + n + 1

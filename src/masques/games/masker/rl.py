@@ -218,6 +218,8 @@ class MaskerTracker(Tracker[MaskerState]):
                 else:
                     tops.append(-1)
         self.runner = state.runner
+        # the tokens never change in a game (MK-3): each seat's view index is fixed until the next
+        self.gather = [self.views[seat][state.tokens[self.team[seat]]] for seat in range(len(self.team))]
         scale = enc.scale
         for code, count in enumerate(state.on_board):
             if count:
