@@ -148,10 +148,12 @@ def test_masker_mk_14a_the_tracker_follows_the_runner_sinking_onto_the_cross_ben
     pytest.fail("no MK-14a position in 1,500 random games")
 
 
-def test_maske_ms_11_the_tracker_follows_a_draw_and_an_unsold_card_without_writing_afresh() -> None:
-    """MS-11: a draw opens an auction and a card nobody buys goes under the deck before the round's
-    next action; the tracker follows both by writing what they change, without comparing every field
-    afresh, and gives the reference vector to every seat, whether it knew the card or not."""
+def test_maske_tracker_follows_draws_unsold_cards_card_decisions_and_set_up_without_full_compare() -> None:
+    """MS-11: a draw opens an auction, and a card nobody buys goes under the deck before the round's
+    next action; MS-12: a card's decision within one of its primitives (a stick picked, placed or
+    stepped) moves sticks only; MS-7: a stick put at set-up.  The tracker follows each by writing
+    what it changes, without comparing every field afresh, and gives every seat the reference
+    vector, whether it knew the card or not."""
     game = load_game("maske")
     encoder = encoder_for(game)
     tracker = encoder.tracker()
@@ -164,22 +166,27 @@ def test_maske_ms_11_the_tracker_follows_a_draw_and_an_unsold_card_without_writi
         compare(state)
 
     tracker._sync = counted  # type: ignore[method-assign]
-    seen = {"draw": 0, "unsold": 0}
+    seen = {"draw": 0, "unsold": 0, "decision": 0, "setup": 0}
     for seed in range(40):  # a game has about 17 draws, and about 1 card in 3 is not sold
         rng = random.Random(seed)
-        state = game.new_initial_state(seed)
+        state: Any = game.new_initial_state(seed)
         while not state.is_terminal() and min(seen.values()) < 3:
             tracker.vector(state, state.current_player)
-            before, legal = state.phase, state.legal_actions()  # type: ignore[attr-defined]
+            before, legal, effect = state.phase, state.legal_actions(), state.effect
             action = legal[rng.randrange(len(legal))]
-            unsold = before == "auction" and state.auction["high"] is None  # type: ignore[attr-defined]
+            unsold = before == "auction" and state.auction["high"] is None
+            op = effect["op"] if effect is not None else None
             state.apply(action)
             made = full
             kind = None
             if action == DRAW and before == "action":
                 kind = "draw"
-            elif unsold and state.phase == "action":  # type: ignore[attr-defined]
+            elif unsold and state.phase == "action":
                 kind = "unsold"
+            elif before == "effect" and state.effect is effect and effect is not None and effect["op"] == op:
+                kind = "decision"
+            elif before == "setup" and state.phase == "setup":
+                kind = "setup"
             for seat in range(game.num_players):
                 check(encoder, tracker, state, seat)
             if kind is not None:
@@ -187,4 +194,4 @@ def test_maske_ms_11_the_tracker_follows_a_draw_and_an_unsold_card_without_writi
                 seen[kind] += 1
         if min(seen.values()) >= 3:
             return
-    pytest.fail(f"too few draws or unsold cards in 40 random games: {seen}")
+    pytest.fail(f"too few of some kind in 40 random games: {seen}")

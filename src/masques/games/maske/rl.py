@@ -10,7 +10,21 @@ import numpy as np
 from ...engine import JSON
 from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 from .data import CARDS, MASK_VALUES, MASKS, SIZE
-from .game import ACTION, AUCTION, DRAW, DROP, LAY, MAX_BID, MOVING, PASS, STEP, MaskeGame, MaskeState
+from .game import (
+    ACTION,
+    AUCTION,
+    DRAW,
+    DROP,
+    EFFECT,
+    LAY,
+    MAX_BID,
+    MOVING,
+    PASS,
+    SETUP,
+    STEP,
+    MaskeGame,
+    MaskeState,
+)
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")
@@ -90,9 +104,12 @@ class MaskeEncoder(Encoder[MaskeGame]):
 
     def mask(self, state: MaskeState) -> Mask:  # type: ignore[override]
         """The kept mask of the engine's own legal list, read without the copy ``legal_actions``
-        hands out (the list is built once per position, and the next ``apply`` reads it too)."""
+        hands out (the list is built once per position, and the next ``apply`` reads it too); a
+        mask already kept is copied here, a call less."""
         legal = state._legal
-        return self.kept_mask(tuple(state.legal_actions() if legal is None else legal))
+        key = tuple(state.legal_actions() if legal is None else legal)
+        mask = self.built_masks.get(key)
+        return self.kept_mask(key) if mask is None else mask.copy()
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -257,6 +274,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.bid: tuple[Any, ...] = ()  # bid, high, turn as written
         self.active: list[int] = []
         self.effect: tuple[Any, ...] | None = None
+        self.effecting: dict[str, Any] | None = None  # the state's effect it was read from
         self.known = [0] * n  # per seat: how many deck cards it knows
         self.deck: tuple[int, int, int] = (0, 0, -1)  # length, who knows the top card, the top card
         self.tops: list[int] = []  # per seat: the deck_top one written (-1: none)
@@ -276,7 +294,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.top = self.lay = None
         self.left = self.round = -1
         self.extra, self.skip, self.double = [], [False] * n, [False] * n
-        self.auction = self.bidding = self.effect = None
+        self.auction = self.bidding = self.effect = self.effecting = None
         self.bid, self.active = (), []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
         self.deck = (-1, 0, -1)
@@ -307,6 +325,24 @@ class MaskeTracker(Tracker[MaskeState]):
             self._turn(state)
             if before != ACTION:
                 self._phase(phase)
+            return True
+        elif phase == EFFECT:
+            effect, written = state.effect, self.effect
+            if (
+                before == EFFECT
+                and effect is not None
+                and effect is self.effecting
+                and written is not None
+                and effect["op"] == written[2]
+            ):
+                # a decision within the same primitive of the card (a stick picked, placed or
+                # stepped, free): it moves at most sticks, and the effect's own fields
+                self._moves(state)
+                self._effect(effect)
+                return True
+        elif phase == SETUP and before == SETUP:  # MS-7: a stick put, and the next seat to put one
+            self._moves(state)
+            self._turn(state)
             return True
         known = state.known
         size = self.deck[0]
@@ -527,6 +563,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.active = []
 
     def _effect(self, effect: dict[str, Any] | None) -> None:
+        self.effecting = effect
         key = None
         if effect is not None:
             key = (
