@@ -5,6 +5,7 @@
  */
 import "./style.css";
 import { identityBar } from "./account";
+import { analysisPage } from "./analysis";
 import { waiting } from "./alerts";
 import { session } from "./api";
 import { h, s } from "./dom";
@@ -111,7 +112,10 @@ function route(): void {
   const path = location.pathname;
   const match = /^\/match\/([0-9a-f]{16})(\/replay)?\/?$/.exec(path);
   const player = /^\/player\/([0-9a-f]{16})\/?$/.exec(path);
-  if (match) {
+  const shared = /^\/match\/([0-9a-f]{16})\/analysis\/(\d{1,2})\/?$/.exec(path);
+  if (shared) {
+    page = analysisPage(content, shared[1], Number(shared[2]), app);
+  } else if (match) {
     page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
   } else if (player) {
     page = playerPage(content, player[1], app);

@@ -7,6 +7,7 @@
  */
 import { errorText, type AuthMode } from "./account";
 import { alertSettings, showTurn, turnArrived, waiting } from "./alerts";
+import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
@@ -211,10 +212,12 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const links = h("nav", { class: "match-links" });
   const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
   const settings = alertSettings(app.t);
+  const analysis = analysisPanel(app, matchId);
+  const hints = hintControl(app, matchId, host.root);
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
-    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle),
+    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root),
     h(
       "div",
       { class: "match-body" },
@@ -223,6 +226,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         "aside",
         { class: "side" },
         endPanel,
+        analysis.root,
         chat.root,
         h("section", { class: "log-panel" }, logTitle, logList),
         settings.root,
@@ -379,6 +383,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     drawJoin();
     drawInvite();
     drawLifecycle();
+    hints.update(summary, current, isOver(current, summary));
   }
 
   /** A seat's clock (Fischer and correspondence): filled and kept running by drawClocks. */
@@ -766,6 +771,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawEnd(): void {
+    // The seat's own analysis, once the match is finished (never for a spectator).
+    analysis.update(viewerFor(matchId, current?.seat ?? null), summary?.status === "finished", summary);
     const result = current && summary ? outcome(current, summary) : null;
     endPanel.hidden = result === null;
     if (!result || !summary) return;
@@ -956,6 +963,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       drawAll();
       chat.draw();
       settings.draw();
+      analysis.draw();
+      hints.draw();
     },
     destroy() {
       destroyed = true;
@@ -964,6 +973,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       window.clearTimeout(clockTimer);
       showTurn(false, app.t("title"), "");
       socket?.close();
+      analysis.destroy();
+      hints.destroy();
       host.destroy();
     },
   };
