@@ -108,7 +108,7 @@ def test_a_finished_match_is_analysed_jumped_to_and_shared(page: Page, browser: 
         expect(moment).to_have_attribute("data-ply", str(drop["ply"]))
         expect(moment.locator(".moment-played")).to_have_text(f"Played: {drop['played']['label']}")
         expect(moment.locator(".moment-best")).to_have_text(f"The bot preferred: {drop['best']['label']}")
-        expect(moment.locator(".moment-drop")).to_contain_text(f"−{round(drop['drop'] * 100)} %")
+        expect(moment.locator(".moment-drop")).to_contain_text(f"−{round(drop['drop'] * 100)}%")
     e2e.screenshot(page, "analysis")
 
     # In French: the panel's own strings.
@@ -121,7 +121,7 @@ def test_a_finished_match_is_analysed_jumped_to_and_shared(page: Page, browser: 
     # A moment's link opens the replay at that ply; there another moment steps the replay in place.
     ply = drops[1]["ply"]
     moments.nth(1).get_by_test_id("moment-link").click()
-    page.wait_for_url(f"**/match/{match_id}/replay?step={ply}")
+    expect(page).to_have_url(f"{base}/match/{match_id}/replay?step={ply}")
     total = int(page.locator(".replay input[type=range]").get_attribute("max") or -1)
     expect(page.get_by_test_id("replay-position")).to_have_text(f"Step {ply} of {total}")
     replay_panel = page.get_by_test_id("analysis-panel")
@@ -151,7 +151,7 @@ def test_a_finished_match_is_analysed_jumped_to_and_shared(page: Page, browser: 
         expect(other.locator(".match-title")).to_contain_text("Analysis: ")
         # Its moment links open the replay (as a spectator sees it) at the ply.
         shared.get_by_test_id("moment-link").first.click()
-        other.wait_for_url(f"**/match/{match_id}/replay?step={drops[0]['ply']}")
+        expect(other).to_have_url(f"{base}/match/{match_id}/replay?step={drops[0]['ply']}")
         expect(other.get_by_test_id("replay-position")).to_have_text(f"Step {drops[0]['ply']} of {total}")
         expect(other.get_by_test_id("analysis-panel")).to_be_hidden()  # a spectator has no seat to analyse
         assert not errors, errors

@@ -12,7 +12,7 @@
 import "./analysis.css";
 import { ApiError, api, call, seats } from "./api";
 import { h } from "./dom";
-import type { MatchSummary, Messages } from "./games/contract";
+import type { Lang, MatchSummary, Messages } from "./games/contract";
 import { lineGraph } from "./graph";
 import { translator } from "./i18n";
 import { botLevel, seatLabel, type AppContext, type Page } from "./match";
@@ -173,14 +173,15 @@ export const analysisApi = {
 
 // -- pure logic --------------------------------------------------------------------------------------
 
-/** A chance (0..1) as a whole percentage: "62 %". */
-export function percent(value: number): string {
-  return `${Math.round(Math.max(0, Math.min(1, value)) * 100)} %`;
+/** A chance (0..1) as a whole percentage: "62%" in English, "62 %" (a narrow no-break space) in French. */
+export function percent(value: number, lang: Lang): string {
+  const n = Math.round(Math.max(0, Math.min(1, value)) * 100);
+  return lang === "fr" ? `${n}\u202f%` : `${n}%`;
 }
 
-/** A drop as a signed percentage: "−21 %". */
-export function dropText(drop: number): string {
-  return `−${Math.round(Math.max(0, drop) * 100)} %`;
+/** A drop as a signed percentage: "−21%". */
+export function dropText(drop: number, lang: Lang): string {
+  return `−${percent(Math.max(0, drop), lang)}`;
 }
 
 /** The three largest drops, largest first: the server's list, or else computed from the points. */
@@ -242,14 +243,16 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
   const points = analysis.points;
   const worst = moments(analysis);
   const label = t("chance_title", { name: o.seatName });
+  const lang = o.app.lang();
   root.append(
+    h("p", { class: "analysis-caption" }, label),
     lineGraph({
       values: points.map((p) => p.chance),
       label,
       className: "chance-graph",
       testId: "chance-graph",
       range: [0, 1],
-      tick: (v) => `${Math.round(v * 100)} %`,
+      tick: (v) => percent(v, lang),
       ends: [points[0].turn, points[points.length - 1].turn],
       line: "path",
       attrs: { "data-points": points.length },
@@ -262,8 +265,8 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
           className: "dot drop",
           title: t("chance_point", {
             turn: p.turn,
-            chance: percent(p.chance),
-            after: percent(p.after),
+            chance: percent(p.chance, lang),
+            after: percent(p.after, lang),
             played: p.played.label,
           }),
           attrs: { "data-ply": p.ply },
@@ -286,9 +289,17 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
           { class: "moment", "data-testid": "moment", "data-ply": d.ply, "data-drop": d.drop.toFixed(4) },
           h("strong", {}, t("moment", { turn: d.turn })),
           " ",
-          h("span", { class: "moment-drop" }, t("moment_drop", { chance: percent(d.chance), after: percent(d.after), drop: dropText(d.drop) })),
-          h("span", { class: "moment-played", "data-action": d.played.id }, t("moment_played", { move: d.played.label })),
-          h("span", { class: "moment-best", "data-action": d.best.id }, t("moment_best", { move: d.best.label })),
+          h(
+            "span",
+            { class: "moment-drop" },
+            t("moment_drop", {
+              chance: percent(d.chance, lang),
+              after: percent(d.after, lang),
+              drop: dropText(d.drop, lang),
+            }),
+          ),
+          h("span", { class: "moment-played", "data-move": d.played.id }, t("moment_played", { move: d.played.label })),
+          h("span", { class: "moment-best", "data-move": d.best.id }, t("moment_best", { move: d.best.label })),
           h(
             "a",
             {
@@ -602,7 +613,9 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
     }
     if (destroyed) return;
     draw();
-    if (answer?.status === "running" && polls < MAX_POLLS) timer = window.setTimeout(() => void load(polls + 1), POLL_MS);
+    if (answer?.status === "running" && polls < MAX_POLLS) {
+      timer = window.setTimeout(() => void load(polls + 1), POLL_MS);
+    }
   }
 
   void api
@@ -628,10 +641,17 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
 
 // -- the hint button (live match page) --------------------------------------------------------------
 
+/** What the hint button reads of the view on screen. */
+export interface HintView {
+  version: number;
+  your_turn: boolean;
+  seat: number | null;
+}
+
 export interface HintControl {
   root: HTMLElement;
   /** The match as it stands: the button shows only when hints are allowed and it is my turn. */
-  update(summary: MatchSummary | null, view: { version: number; your_turn: boolean; seat: number | null } | null, over: boolean): void;
+  update(summary: MatchSummary | null, view: HintView | null, over: boolean): void;
   draw(): void;
   destroy(): void;
 }

@@ -221,12 +221,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     h(
       "div",
       { class: "match-body" },
-      h("main", { class: "board-area" }, host.root),
+      h("main", { class: "board-area" }, host.root, analysis.root),
       h(
         "aside",
         { class: "side" },
         endPanel,
-        analysis.root,
         chat.root,
         h("section", { class: "log-panel" }, logTitle, logList),
         settings.root,

@@ -52,8 +52,8 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
       h(
         "div",
         { class: "match-body" },
-        h("main", { class: "board-area" }, host.root),
-        h("aside", { class: "side" }, analysis.root, chatEl, links),
+        h("main", { class: "board-area" }, host.root, analysis.root),
+        h("aside", { class: "side" }, chatEl, links),
       ),
     ),
   );
