@@ -26,6 +26,7 @@ export const MESSAGES: Messages = {
     analysis: "Analysis",
     analysis_of: "Analysis: {name}",
     chance_title: "Chance of winning of {name}, decision by decision",
+    chance_title_you: "Your chance of winning, decision by decision",
     chance_point: "Decision {turn}: {chance} before, {after} after {played}",
     moments: "Three moments",
     moment: "Decision {turn}",
@@ -57,17 +58,18 @@ export const MESSAGES: Messages = {
   },
   fr: {
     analyse: "Analyser",
-    analyse_help: "Le bot expert évalue chacune de vos décisions, d’après ce que vous pouviez voir.",
+    analyse_help: "Le robot expert évalue chacune de vos décisions, d’après ce que vous pouviez voir.",
     analysing: "Analyse… {done} décisions sur {total}",
     analysing_start: "Analyse…",
     analysis: "Analyse",
     analysis_of: "Analyse : {name}",
     chance_title: "Chances de gagner de {name}, décision par décision",
+    chance_title_you: "Vos chances de gagner, décision par décision",
     chance_point: "Décision {turn} : {chance} avant, {after} après {played}",
     moments: "Trois moments",
     moment: "Décision {turn}",
     moment_played: "Joué : {move}",
-    moment_best: "Le bot préférait : {move}",
+    moment_best: "Le robot préférait : {move}",
     moment_drop: "Chances de gagner {chance} → {after} ({drop})",
     moment_link: "Voir dans la relecture",
     no_points: "Aucune décision à analyser : chaque coup de ce siège était forcé.",
@@ -85,11 +87,11 @@ export const MESSAGES: Messages = {
     replay: "Relecture",
     match: "Partie",
     back_lobby: "Retour au salon",
-    level: "Évaluée par le bot {level}.",
+    level: "Évaluée par le robot {level}.",
     hint: "Indice",
-    hint_help: "Demander un coup au bot fort (parties amicales contre des bots seulement).",
+    hint_help: "Demander un coup au robot fort (parties amicales contre des robots seulement).",
     hint_wait: "Réflexion…",
-    hint_text: "Le bot fort jouerait {move}.",
+    hint_text: "Le robot fort jouerait {move}.",
     hint_failed: "Pas d’indice : {message}",
   },
 };
@@ -223,6 +225,8 @@ interface DrawOptions {
   t: (key: string, params?: Record<string, string | number>) => string;
   matchId: string;
   seatName: string;
+  /** The viewer holds the seat ("your chance"). */
+  own: boolean;
   /** Go to a ply: on the replay page the replay steps there without a page change. */
   jump?: (ply: number) => void;
 }
@@ -242,7 +246,7 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
   }
   const points = analysis.points;
   const worst = moments(analysis);
-  const label = t("chance_title", { name: o.seatName });
+  const label = o.own ? t("chance_title_you") : t("chance_title", { name: o.seatName });
   const lang = o.app.lang();
   root.append(
     h("p", { class: "analysis-caption" }, label),
@@ -494,7 +498,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     }
     if (error) parts.push(h("p", { class: "analysis-error", role: "alert", "data-testid": "analysis-error" }, error));
     if (state === "done" && analysis) {
-      parts.push(drawAnalysis(analysis, { app, t, matchId, seatName: seatName(), jump }));
+      parts.push(drawAnalysis(analysis, { app, t, matchId, seatName: seatName(), own: true, jump }));
       const box = h("div", { class: "analysis-share" });
       if (shareUrl) {
         if (shareInput.value !== shareUrl) shareInput.value = shareUrl;
@@ -588,7 +592,7 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
         ),
       );
     } else if (answer) {
-      body.replaceChildren(drawAnalysis(answer, { app, t, matchId, seatName: seatName() }));
+      body.replaceChildren(drawAnalysis(answer, { app, t, matchId, seatName: seatName(), own: false }));
     } else {
       body.replaceChildren(h("p", {}, t("analysing_start")));
     }
@@ -713,7 +717,7 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
         h(
           "button",
           { type: "button", "data-testid": "hint", title: t("hint_help"), disabled: busy, onclick: () => void ask() },
-          `💡 ${t("hint")}`,
+          t("hint"),
         ),
       );
     }
