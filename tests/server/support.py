@@ -76,6 +76,7 @@ SUMMARY_KEYS = {
     "can_abort",
     "grace_seconds",
     "rated",
+    "hints",
     "clock",
     "ratings",
 }

@@ -43,6 +43,8 @@ from ..engine import (
 )
 from . import boards, people
 from .accounts import COOKIE, LoginGuard
+from .analysis import Analyses
+from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
 from .matches import HUMAN, Client, LiveMatch, Player, Registry
@@ -204,10 +206,12 @@ def create_app(
             )
             app.state.registry = registry
             app.state.storage = storage
+            app.state.analyses = Analyses(registry)
             await registry.start()
             try:
                 yield
             finally:
+                app.state.analyses.close()
                 await registry.stop()
                 storage.engine.dispose()
         finally:
@@ -249,6 +253,7 @@ def create_app(
     @app.get("/", include_in_schema=False)
     @app.get("/match/{match_id}", include_in_schema=False)
     @app.get("/match/{match_id}/replay", include_in_schema=False)
+    @app.get("/match/{match_id}/analysis/{seat}", include_in_schema=False)
     @app.get("/player/{player_id}", include_in_schema=False)
     @app.get("/me", include_in_schema=False)
     @app.get("/leaderboard", include_in_schema=False)
@@ -463,6 +468,71 @@ def create_app(
         seat = await viewer_seat(request, match, token)
         views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
         return views
+
+    def analyses_of(request: Request) -> Analyses:
+        analyses: Analyses = request.app.state.analyses
+        return analyses
+
+    async def own_seat(request: Request, match_id: str, seat: int | None) -> tuple[LiveMatch, int]:
+        """The match and the caller's own seat (a seat it held, also one a bot took over)."""
+        match, mine = await seat_request(request, match_id, None, left=True)
+        if seat is not None and seat != mine:
+            raise ServerError(403, "not_your_seat", "you may ask only about your own seat")
+        return match, mine
+
+    @app.post(
+        "/api/matches/{match_id}/analysis",
+        responses={**errors(400, 401, 403, 404, 409, 413), 202: {"description": "running: its progress"}},
+    )
+    async def analyse(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> JSONResponse:
+        """Analyse the caller's decisions in a finished match with the analysis bot, from the caller's
+        own view only: 202 with the progress while it runs, 200 with the analysis once done."""
+        await client_of(request, "analysis")
+        match, mine = await own_seat(request, match_id, seat)
+        status, body = await analyses_of(request).start(match, mine)
+        return JSONResponse(body, status)
+
+    @app.get(
+        "/api/matches/{match_id}/analysis",
+        responses={**errors(400, 403, 404, 503), 202: {"description": "still running: its progress"}},
+    )
+    async def analysis(
+        match_id: str,
+        request: Request,
+        seat: Annotated[int | None, Query(ge=0, le=7)] = None,
+        token: Annotated[str | None, Query(max_length=200, description="prefer X-Seat-Token")] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
+    ) -> JSONResponse:
+        """A seat's analysis: for its player, or for anyone once the player has shared it."""
+        await client_of(request)
+        token = one_token(token, x_seat_token)
+        match = await registry_of(request).get(match_id)
+        viewer = await viewer_seat(request, match, token)
+        if seat is None:
+            seat = viewer
+        if seat is None:
+            raise ServerError(400, "bad_seat", "say which seat's analysis (?seat=)")
+        status, body = await analyses_of(request).read(match, seat, viewer)
+        return JSONResponse(body, status)
+
+    @app.post("/api/matches/{match_id}/analysis/share", responses=errors(400, 401, 403, 404, 413))
+    async def share_analysis(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> dict[str, Any]:
+        """Let anyone with the link read the caller's analysis of this match."""
+        match, mine = await own_seat(request, match_id, seat)
+        return await analyses_of(request).share(match, mine)
+
+    @app.post("/api/matches/{match_id}/hint", responses=errors(400, 401, 403, 404, 409, 413, 503))
+    async def hint(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> dict[str, Any]:
+        """The hard bot's move for the caller's current decision (casual matches against bots only)."""
+        await client_of(request, "analysis")
+        match, mine = await own_seat(request, match_id, seat)
+        return await give_hint(registry_of(request), match, mine)
 
     @app.get("/api/matches/{match_id}/chat", responses=errors(400, 403, 404))
     async def chat(

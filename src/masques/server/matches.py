@@ -202,6 +202,11 @@ class LiveMatch:
         )
 
     @property
+    def hints(self) -> bool:
+        """Hints help nobody against another person: only casual matches where every other seat is a bot."""
+        return not self.rated and sum(1 for s in self.seats if s.kind == HUMAN) == 1
+
+    @property
     def correspondence(self) -> bool:
         return self.clock is not None and self.clock["kind"] == clocks.CORRESPONDENCE
 
@@ -310,6 +315,7 @@ class LiveMatch:
             "can_abort": self.can_abort(),
             "grace_seconds": self.grace_seconds,
             "rated": self.rated,
+            "hints": self.hints,
             "clock": clock,
             "ratings": self.ratings,
             "seats": [

@@ -184,6 +184,20 @@ class ChatRow(Base):
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class AnalysisRow(Base):
+    """A finished match's analysis for one seat (``body`` as the API sends it), kept once computed;
+    ``shared``: its player lets anyone read it."""
+
+    __tablename__ = "analyses"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    level: Mapped[str] = mapped_column(String(16))
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+    shared: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class ActionRow(Base):
     __tablename__ = "actions"
     __table_args__ = (UniqueConstraint("match_id", "number"),)
@@ -838,6 +852,27 @@ class Storage:
             if row is not None:
                 row.deleted = True
             return row
+
+    # -- analyses -------------------------------------------------------------------------------
+    def analysis(self, match_id: str, seat: int) -> AnalysisRow | None:
+        with self.session() as s:
+            return s.get(AnalysisRow, (match_id, seat))
+
+    def save_analysis(self, row: AnalysisRow) -> AnalysisRow:
+        """Keep an analysis (a second one for the same seat, computed meanwhile elsewhere, loses)."""
+        with self.session() as s:
+            if s.get(AnalysisRow, (row.match_id, row.seat)) is None:
+                s.add(row)
+        return row
+
+    def share_analysis(self, match_id: str, seat: int) -> bool:
+        """Let anyone read the seat's analysis; False when there is none."""
+        with self.session() as s:
+            row = s.get(AnalysisRow, (match_id, seat))
+            if row is None:
+                return False
+            row.shared = True
+            return True
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
