@@ -13,7 +13,7 @@ import random
 import re
 from typing import Any
 
-import masques_web_e2e as e2e
+import masques_web_e2e as e2e  # type: ignore[import-not-found]
 from masques_web_e2e import People, masker_move, sign_up
 from playwright.sync_api import Browser, Page, Route, expect
 
@@ -59,7 +59,9 @@ def show_progress_once(page: Page) -> None:
     page.route(re.compile(r"/api/matches/[0-9a-f]{16}/analysis\?seat=\d+$"), handle)
 
 
-def test_a_finished_match_is_analysed_jumped_to_and_shared(page: Page, browser: Browser, web_server: Any) -> None:
+def test_a_finished_match_is_analysed_jumped_to_and_shared(
+    page: Page, browser: Browser, web_server: Any
+) -> None:
     base = web_server.base_url
     match_id = play_masker_against_a_bot(page, base, seed=21)
     seat = int(page.locator(".match-page").get_attribute("data-seat") or -1)
@@ -178,7 +180,9 @@ def test_the_hint_marks_the_hard_bots_move_in_a_casual_match(page: Page, web_ser
     assert action in e2e.legal_ids_on_screen(page), "the hint is one of the moves offered"
     marked = page.locator(".game-view .hinted")
     expect(marked.first).to_be_visible()
-    assert {int(a) for a in marked.evaluate_all("els => els.map(e => e.getAttribute('data-action'))")} == {action}
+    assert {int(a) for a in marked.evaluate_all("els => els.map(e => e.getAttribute('data-action'))")} == {
+        action
+    }
     # Played: the mark and the words go with the position.
     seen = e2e.version(page)
     page.locator(f".game-view [data-action='{action}']").first.click()
