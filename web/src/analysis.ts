@@ -407,6 +407,17 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     }
   }
 
+  /** An analysis asked for before (on this page or another) shows at once; none: the button. */
+  async function look(): Promise<void> {
+    if (viewer.seat === null) return;
+    const mine = generation;
+    try {
+      take(await analysisApi.get(matchId, viewer.seat, viewer.token), 0, mine);
+    } catch {
+      // Never asked (404), or not readable now: the Analyse button asks.
+    }
+  }
+
   async function start(): Promise<void> {
     if (viewer.seat === null || state === "running") return;
     window.clearTimeout(timer);
@@ -540,7 +551,10 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
         error = "";
         shareUrl = "";
       }
-      if (!root.hidden && (changed || root.childElementCount === 0)) draw();
+      if (!root.hidden && (changed || root.childElementCount === 0)) {
+        draw();
+        if (state === "idle") void look();
+      }
     },
     draw() {
       if (!root.hidden) draw();
