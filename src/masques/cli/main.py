@@ -439,6 +439,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="Rated games an account needs to appear on the leaderboards (5).",
         ),
     ] = None,
+    analysis_level: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MASQUES_ANALYSIS_LEVEL",
+            help="The bot level that analyses finished matches: easy, medium, hard or expert (expert).",
+        ),
+    ] = None,
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -457,6 +464,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             grace_seconds=grace_seconds,
             open_expiry_seconds=open_expiry_seconds,
             leaderboard_min_games=leaderboard_min_games,
+            analysis_level=analysis_level,
         )
     except ValueError as exc:
         fail(str(exc))

@@ -41,6 +41,10 @@ RATE_DEFAULTS: dict[str, str] = {
 """Default rate limits per client, in the ``limits`` notation (``N/period``, several joined by ';')."""
 
 
+ANALYSIS_LEVELS = ("easy", "medium", "hard", "expert")
+"""The bot levels that can analyse (the search levels: they value every move they try)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """The server's limits.  ``rates`` maps each kind of request to its limits (absent: unlimited)."""
@@ -134,7 +138,12 @@ class Limits:
         given = {k: v for k, v in overrides.items() if v is not None}
         if isinstance(given.get("rates"), str):
             given["rates"] = cls.parse_rates(given["rates"])
-        return replace(limits, **given)
+        limits = replace(limits, **given)
+        if limits.analysis_level not in ANALYSIS_LEVELS:
+            raise ValueError(
+                f"the analysis level is one of {', '.join(ANALYSIS_LEVELS)} (got {limits.analysis_level!r})"
+            )
+        return limits
 
 
 def client_key(host: str | None) -> str:
