@@ -1,12 +1,12 @@
 /**
  * The single-page app: a top bar (home, how many matches wait for your move, the player with Log in /
- * Sign up / Log out, language switch) and a router over the lobby, match, replay, player and
- * leaderboard pages.
+ * Sign up / Log out, language switch) and a router over the lobby, match, replay, shared analysis,
+ * player and leaderboard pages.
  */
 import "./style.css";
 import { identityBar } from "./account";
-import { analysisPage } from "./analysis";
 import { waiting } from "./alerts";
+import { analysisPage } from "./analysis";
 import { session } from "./api";
 import { h, s } from "./dom";
 import type { Lang } from "./games/contract";

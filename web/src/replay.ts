@@ -2,7 +2,7 @@
  * The replay viewer: every step of a match as this seat (the stored token's, else the session
  * player's) or a spectator could see it, drawn by the game's own view; step with the buttons, the
  * arrow keys, Home and End.  `?step=N` opens it at step N (an analysis' moment links there), and
- * the seat's analysis panel shows beside it once the match is finished.
+ * the seat's analysis panel shows below the board once the match is finished.
  */
 import { analysisPanel, viewerFor } from "./analysis";
 import { api, ApiError, seats } from "./api";
