@@ -180,7 +180,12 @@ class ServerProcess:
         bot_workers: int = 1,
         redis_url: str | None = None,
         env: dict[str, str] | None = None,
+        program: list[str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
+        self.program = program or [sys.executable, "-m", "masques.cli.main"]
+        """How to run ``masques`` (default: this interpreter's, from the checkout)."""
+        self.cwd = cwd
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
@@ -205,9 +210,7 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
         command = [
-            sys.executable,
-            "-m",
-            "masques.cli.main",
+            *self.program,
             "serve",
             "--host",
             HOST,
@@ -227,6 +230,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 env={**os.environ, **RELAXED_ENV, **self.env},
+                cwd=self.cwd,
             )
         deadline = time.monotonic() + timeout
         while True:

@@ -25,6 +25,7 @@ import type {
 } from "./games/contract";
 import { moduleFor } from "./games/index";
 import { translator } from "./i18n";
+import { Pacer, pace, paceControl } from "./pace";
 
 export interface Page {
   setLang(lang: Lang): void;
@@ -75,6 +76,8 @@ export class ViewHost {
     private readonly app: AppContext,
     private readonly seatName: (seat: number) => string,
     private readonly act: (actionId: number) => void,
+    /** Called once a newly mounted view's code has loaded (the log and end table may say more). */
+    private readonly ready: () => void = () => {},
   ) {}
 
   update(game: string, view: MatchView): void {
@@ -94,7 +97,11 @@ export class ViewHost {
         seatName: (seat) => this.seatName(seat),
         act: (id) => this.act(id),
       };
-      this.view = module.create(ctx);
+      const created = module.create(ctx);
+      this.view = created;
+      void created.whenReady?.().then(() => {
+        if (this.view === created) this.ready();
+      });
     }
     this.view?.update(view);
   }
@@ -196,7 +203,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (!current || !current.your_turn) return;
     if (!current.legal.some((a) => a.id === id)) return;
     socket?.send({ type: "action", action: id, version: current.version });
-  });
+  }, () => drawAll());
 
   const title = h("h2", { class: "match-title" });
   const banner = h("div", { class: "banner", role: "status", "aria-live": "polite", "data-testid": "banner" });
@@ -214,6 +221,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const settings = alertSettings(app.t);
   const analysis = analysisPanel(app, matchId);
   const hints = hintControl(app, matchId, host.root);
+  const paceSetting = paceControl(app.lang, () => pacer.flush());
+  const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
@@ -229,6 +238,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         chat.root,
         h("section", { class: "log-panel" }, logTitle, logList),
         settings.root,
+        paceSetting.root,
         links,
       ),
     ),
@@ -253,14 +263,18 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     });
   }
 
+  /** Show one state (the pacer decides when): the view, the head, the log and the end. */
+  function showState(view: MatchView): void {
+    current = view;
+    notice = "";
+    host.update(view.match.game, view);
+    setSummary(view.match);
+    drawAll();
+  }
+
   function onMessage(message: MatchView | ServerMessage): void {
     if (message.type === "state") {
-      const view = message as MatchView;
-      current = view;
-      notice = "";
-      host.update(view.match.game, view);
-      setSummary(view.match);
-      drawAll();
+      pacer.push(message as MatchView);
     } else if (message.type === "presence" && message.match) {
       setSummary(message.match);
       drawHead();
@@ -964,9 +978,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       settings.draw();
       analysis.draw();
       hints.draw();
+      paceSetting.draw();
     },
     destroy() {
       destroyed = true;
+      pacer.destroy();
       window.clearTimeout(deadlineTimer);
       window.clearTimeout(awayTimer);
       window.clearTimeout(clockTimer);

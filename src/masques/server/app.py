@@ -47,12 +47,16 @@ from .analysis import Analyses
 from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
+from .logs import RequestLog
 from .matches import HUMAN, Client, LiveMatch, Player, Registry
+from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
 from .security import DOCS_ASSETS, SecurityHeaders, check_display_name, docs_assets, docs_page
 from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
+READY_TIMEOUT = 2.0
+"""Seconds the database and Redis get to answer a readiness check."""
 MAX_MESSAGE = 4 * 1024
 FLOOD_CLOSE = 50
 """Refused messages in a row after which a WebSocket is closed (code 1008)."""
@@ -222,6 +226,7 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
+    app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
     app.include_router(people.router(LoginGuard()))
     app.include_router(boards.router())
 
@@ -230,7 +235,8 @@ def create_app(
         return registry
 
     @app.exception_handler(ServerError)
-    async def server_error(_request: Request, exc: ServerError) -> JSONResponse:
+    async def server_error(request: Request, exc: ServerError) -> JSONResponse:
+        registry_of(request).metrics.errors.labels(code=exc.code).inc()
         body = {k: v for k, v in exc.payload().items() if k != "type"}
         return JSONResponse(body, exc.status, headers=exc.headers())
 
@@ -263,6 +269,33 @@ def create_app(
         if not index.is_file():
             return HTMLResponse(NOT_BUILT_PAGE, 503)
         return FileResponse(index, headers={"cache-control": "no-cache"})
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """Alive: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz(request: Request) -> JSONResponse:
+        """Ready to serve: the database answers, and Redis where the server uses one (503 if not)."""
+        registry = registry_of(request)
+        checks = {"database": "ok", "redis": "off" if registry.fanout is None else "ok"}
+        try:
+            await asyncio.wait_for(asyncio.to_thread(registry.storage.ping), READY_TIMEOUT)
+        except Exception as exc:
+            checks["database"] = f"failing: {type(exc).__name__}"
+        if registry.fanout is not None:
+            try:
+                await asyncio.wait_for(registry.fanout.ping(), READY_TIMEOUT)
+            except Exception as exc:
+                checks["redis"] = f"failing: {type(exc).__name__}"
+        ready = all(v in ("ok", "off") for v in checks.values())
+        return JSONResponse({"status": "ready" if ready else "not ready", **checks}, 200 if ready else 503)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus metrics of this process."""
+        return Response(registry_of(request).metrics.exposition(), media_type=METRICS_TYPE)
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Response:
@@ -593,6 +626,7 @@ def create_app(
                     await _handle(registry, match, client, message["text"], key)
                     refused = 0
                 except ServerError as exc:
+                    registry.metrics.errors.labels(code=exc.code).inc()
                     refused = refused + 1 if exc.status == 429 else 0
                     if refused > FLOOD_CLOSE:
                         await websocket.close(code=1008)
@@ -654,7 +688,9 @@ def create_app(
             return
         if kind != "action":
             raise ServerError(400, "bad_message", "message types are 'action', 'chat', 'sync' and 'ping'")
+        started = time.perf_counter()
         await registry.submit(match, client.seat, message.get("action"), message.get("version"))
+        registry.metrics.move_latency.observe(time.perf_counter() - started)
 
     return app
 

@@ -80,6 +80,8 @@ class FairQueue:
     running: Counter[str] = field(default_factory=Counter)
     in_flight: set[_Queued] = field(default_factory=set)
     order: deque[str] = field(default_factory=deque)
+    observe: Callable[[float], None] | None = None
+    """Told how long each finished job ran (the think-time metric)."""
 
     def __post_init__(self) -> None:
         self.pool = self.pool_factory()
@@ -144,6 +146,8 @@ class FairQueue:
         if generation != self.generation:
             return  # its pool was replaced; the item was settled then
         exc = None if done.cancelled() else done.exception()
+        if self.observe is not None and item.started is not None:
+            self.observe(time.monotonic() - item.started)
         if done.cancelled() or isinstance(exc, BrokenProcessPool):
             self._finish(item, None, BotError("the worker process died"))
             self._restart_pool("a worker process died")

@@ -46,6 +46,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from ..extras import require
 from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -361,6 +362,8 @@ class Storage:
         connect_args: dict[str, Any] = {}
         if url.startswith("sqlite"):
             connect_args = {"check_same_thread": False, "timeout": 30}
+        if url.startswith("postgresql+psycopg"):
+            require("psycopg", "a PostgreSQL database")
         self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -852,6 +855,11 @@ class Storage:
             if row is not None:
                 row.deleted = True
             return row
+
+    def ping(self) -> None:
+        """Raise unless the database answers a trivial query (the readiness check)."""
+        with self.engine.connect() as connection:
+            connection.execute(select(1))
 
     # -- analyses -------------------------------------------------------------------------------
     def analysis(self, match_id: str, seat: int) -> AnalysisRow | None:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from ...ai.bots import Bot
 from ...ai.search import SearchBot, best_by_evaluation, best_valued
 from ...engine import JSON, Game
+from ...extras import available
 from .bot import FITTING, FLEXIBLE, FLEXIBLE_SQUARES
 from .bot import evaluate as mascarade_value
 from .game import (
@@ -65,8 +66,12 @@ def search(
     state: MascaradeState, seat: int, actions: list[int], budget: int
 ) -> tuple[dict[int, int] | None, int]:
     """:func:`solve`'s answer and the nodes it searched (``budget + 1`` when it gave up), by the
-    compiled solver (``endgame_core``).  Its oracle, the same search written plainly in Python, is
-    kept with the tests, which hold the two to the same outcomes and node counts."""
+    compiled solver (``endgame_core``), or where numba is not installed by the same search written
+    plainly in Python (``endgame_plain``: the same outcomes and node counts, only slower)."""
+    if not available("numba"):
+        from .endgame_plain import search as plain_search
+
+        return plain_search(state, seat, actions, budget)
     from .endgame_core import solve_compiled
 
     outcomes, nodes = solve_compiled(state, seat, actions, budget)
