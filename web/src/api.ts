@@ -132,7 +132,7 @@ const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 let me: Me = { player: null, csrf: null };
 const listeners = new Set<(me: Me) => void>();
 
-async function call<T>(
+export async function call<T>(
   method: string,
   path: string,
   body?: unknown,

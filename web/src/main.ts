@@ -1,11 +1,12 @@
 /**
  * The single-page app: a top bar (home, how many matches wait for your move, the player with Log in /
- * Sign up / Log out, language switch) and a router over the lobby, match, replay, player and
- * leaderboard pages.
+ * Sign up / Log out, language switch) and a router over the lobby, match, replay, shared analysis,
+ * player and leaderboard pages.
  */
 import "./style.css";
 import { identityBar } from "./account";
 import { waiting } from "./alerts";
+import { analysisPage } from "./analysis";
 import { session } from "./api";
 import { h, s } from "./dom";
 import type { Lang } from "./games/contract";
@@ -111,7 +112,10 @@ function route(): void {
   const path = location.pathname;
   const match = /^\/match\/([0-9a-f]{16})(\/replay)?\/?$/.exec(path);
   const player = /^\/player\/([0-9a-f]{16})\/?$/.exec(path);
-  if (match) {
+  const shared = /^\/match\/([0-9a-f]{16})\/analysis\/(\d{1,2})\/?$/.exec(path);
+  if (shared) {
+    page = analysisPage(content, shared[1], Number(shared[2]), app);
+  } else if (match) {
     page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
   } else if (player) {
     page = playerPage(content, player[1], app);

@@ -7,6 +7,7 @@
  */
 import { errorText, type AuthMode } from "./account";
 import { alertSettings, showTurn, turnArrived, waiting } from "./alerts";
+import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
@@ -218,16 +219,18 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const links = h("nav", { class: "match-links" });
   const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
   const settings = alertSettings(app.t);
+  const analysis = analysisPanel(app, matchId);
+  const hints = hintControl(app, matchId, host.root);
   const paceSetting = paceControl(app.lang, () => pacer.flush());
   const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
-    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle),
+    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root),
     h(
       "div",
       { class: "match-body" },
-      h("main", { class: "board-area" }, host.root),
+      h("main", { class: "board-area" }, host.root, analysis.root),
       h(
         "aside",
         { class: "side" },
@@ -393,6 +396,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     drawJoin();
     drawInvite();
     drawLifecycle();
+    hints.update(summary, current, isOver(current, summary));
   }
 
   /** A seat's clock (Fischer and correspondence): filled and kept running by drawClocks. */
@@ -780,6 +784,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawEnd(): void {
+    // The seat's own analysis, once the match is finished (never for a spectator).
+    analysis.update(viewerFor(matchId, current?.seat ?? null), summary?.status === "finished", summary);
     const result = current && summary ? outcome(current, summary) : null;
     endPanel.hidden = result === null;
     if (!result || !summary) return;
@@ -970,6 +976,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       drawAll();
       chat.draw();
       settings.draw();
+      analysis.draw();
+      hints.draw();
       paceSetting.draw();
     },
     destroy() {
@@ -980,6 +988,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       window.clearTimeout(clockTimer);
       showTurn(false, app.t("title"), "");
       socket?.close();
+      analysis.destroy();
+      hints.destroy();
       host.destroy();
     },
   };

@@ -1,8 +1,10 @@
 /**
  * The replay viewer: every step of a match as this seat (the stored token's, else the session
  * player's) or a spectator could see it, drawn by the game's own view; step with the buttons, the
- * arrow keys, Home and End.
+ * arrow keys, Home and End.  `?step=N` opens it at step N (an analysis' moment links there), and
+ * the seat's analysis panel shows below the board once the match is finished.
  */
+import { analysisPanel, viewerFor } from "./analysis";
 import { api, ApiError, seats } from "./api";
 import { chatLineItem } from "./chat";
 import { h } from "./dom";
@@ -14,6 +16,14 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   let steps: MatchView[] = [];
   let index = 0;
   let error = "";
+  const asked = new URLSearchParams(location.search).get("step");
+  /** The step to open at, from the address (null: the last). */
+  let wanted: number | null = asked !== null && /^\d+$/.test(asked) ? Number(asked) : null;
+  const analysis = analysisPanel(app, matchId, (ply) => {
+    go(stepAt(ply));
+    history.replaceState(null, "", `/match/${matchId}/replay?step=${ply}`);
+    host.root.scrollIntoView({ block: "nearest" });
+  });
 
   // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
   const seatName = (seat: number) =>
@@ -42,11 +52,17 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
       h(
         "div",
         { class: "match-body" },
-        h("main", { class: "board-area" }, host.root),
+        h("main", { class: "board-area" }, host.root, analysis.root),
         h("aside", { class: "side" }, chatEl, links),
       ),
     ),
   );
+
+  /** The index of the step at a version (a ply: the number of actions played before it). */
+  function stepAt(ply: number): number {
+    const found = steps.findIndex((step) => step.version === ply);
+    return found >= 0 ? found : Math.max(0, Math.min(steps.length - 1, ply));
+  }
 
   function go(next: number): void {
     if (steps.length === 0) return;
@@ -89,6 +105,8 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     const last = view?.log.at(-1);
     move.textContent = last && last.version === view.version ? `${seatName(last.seat)} ${host.describe(last)}` : "";
     drawChat();
+    const end = steps.at(-1);
+    analysis.update(viewerFor(matchId, view?.seat ?? null), end?.match.status === "finished", end?.match ?? null);
     links.replaceChildren(
       h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
@@ -110,7 +128,8 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     .replay(matchId, key?.token ?? null)
     .then(async (list) => {
       steps = list;
-      index = Math.max(0, list.length - 1);
+      index = wanted === null ? Math.max(0, list.length - 1) : stepAt(wanted);
+      wanted = null;
       draw();
       // Steps without their lines: the chat is read apart, each line at the version it was said at.
       if (list.some((step) => step.chat !== undefined)) return;
@@ -132,9 +151,11 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     setLang(lang) {
       host.setLang(lang);
       draw();
+      analysis.draw();
     },
     destroy() {
       document.removeEventListener("keydown", onKey);
+      analysis.destroy();
       host.destroy();
     },
   };
