@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -35,7 +36,9 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The app with the freshly built client, on a free loopback port with its own SQLite file."""
     subprocess.run(["bash", str(ROOT / "scripts" / "build_web.sh")], check=True, cwd=ROOT)
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'masques.sqlite3'}"
-    running = server_support.ThreadServer(url, bot_workers=1).start()
+    # The easy bot analyses: the pages are under test here, not the expert's judgement (and its time).
+    limits = replace(server_support.RELAXED, analysis_level="easy")
+    running = server_support.ThreadServer(url, bot_workers=1, limits=limits).start()
     yield running
     running.stop()
 

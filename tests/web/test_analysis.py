@@ -18,7 +18,7 @@ from masques_web_e2e import People, masker_move, sign_up
 from playwright.sync_api import Browser, Page, Route, expect
 
 ANALYSIS_TIMEOUT_MS = 240_000
-"""An analysis evaluates every decision of the seat with the expert bot in the one bot worker."""
+"""Bounds the wait for an analysis (the test server analyses with the easy bot, in its one bot worker)."""
 
 
 def analysis_body(page: Page, base: str, match_id: str, seat: int) -> dict[str, Any]:
