@@ -48,10 +48,10 @@ def stop(state: State) -> list[int]:
 LESSON = Lesson(
     title={"en": "Masker: your first turn", "fr": "Masker : votre premier tour"},
     intro={
-        "en": "You play seat 1 against one opponent. Your colour is secret: here it is green, shown only "
+        "en": "You play against one opponent. Your colour is secret: here it is green, shown only "
         "to you "
         "above the board. You want the other colours gone while green stays on the board.",
-        "fr": "Vous jouez la place 1 contre un adversaire. Votre couleur est secrète : ici, le vert, "
+        "fr": "Vous jouez contre un adversaire. Votre couleur est secrète : ici, le vert, "
         "montré à vous "
         "seul au-dessus du plateau. Il s'agit de faire disparaître les autres couleurs en gardant du vert "
         "en jeu.",
