@@ -56,6 +56,8 @@ def rules_dir() -> Path:
 def lessons_module(game: str) -> ModuleType | None:
     """The game's ``lessons`` module (next to its game module), or None if it has none."""
     package = game_class(game).__module__.rpartition(".")[0]
+    if not package:
+        return None
     try:
         return importlib.import_module(f"{package}.lessons")
     except ModuleNotFoundError:
