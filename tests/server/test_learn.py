@@ -2,7 +2,7 @@
 
 Every figure and lesson position is played by the engine from its seed, each lesson step's moves to
 find are legal and leave a wrong move to answer, and a position shows its seat nothing more than that
-seat's own observation (MK-15, MC-11, MS-17: varying what the seat cannot see changes nothing sent).
+seat's own observation (MK-15, MC-3, MS-17: varying what the seat cannot see changes nothing sent).
 """
 
 from __future__ import annotations
