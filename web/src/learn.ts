@@ -131,7 +131,10 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     if (!step.state.legal.some((a) => a.id === id)) return;
     if (!step.right.includes(id)) {
       feedback = { kind: "wrong", text: step.wrong };
-      show(step.state); // the same position again (a view may have changed its selection)
+      // The same position again: a view that sent a move waits for a new view before it takes
+      // another, so it sees the turn pass and come back.
+      show({ ...step.state, your_turn: false, legal: [] });
+      show(step.state);
       draw();
       return;
     }
