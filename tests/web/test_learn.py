@@ -130,3 +130,12 @@ def test_a_newcomer_reads_the_rules_and_completes_the_guided_first_game(
         assert page.locator(".match-page").get_attribute("data-seat") == "0"
         expect(page.locator(".seats")).to_contain_text("Easy bot")
         expect(page.get_by_test_id("match-rules")).to_have_attribute("href", "/rules/masker")
+    if game == "maske":
+        # The rule ids the texts cite (as error messages do) link to the rule on the game's page.
+        page.get_by_test_id("learn-restart").click()
+        cited = page.get_by_test_id("learn-text").locator("a.rule-link", has_text="MS-13")
+        expect(cited).to_have_attribute("href", "/rules/maske#MS-13")
+        cited.click()
+        expect(page.get_by_test_id("rules-body")).to_have_attribute("data-state", "ready")
+        expect(page.locator("#MS-13")).to_have_class(re.compile("rule-target"))
+        expect(page.locator("#MS-13")).to_be_in_viewport()

@@ -11,7 +11,7 @@ import { h } from "./dom";
 import type { Lang, MatchView, Messages } from "./games/contract";
 import { translator } from "./i18n";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
-import { getJson, RULES_TEXT } from "./rules_page";
+import { getJson, ruleLinked, RULES_TEXT } from "./rules_page";
 
 export const LEARN_TEXT: Messages = {
   en: {
@@ -212,14 +212,14 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
       const step = lesson.steps[index];
       panel.replaceChildren(
         h("h3", { "data-testid": "learn-step" }, t("step", { n: index + 1, total })),
-        h("p", { class: "learn-text", "data-testid": "learn-text" }, step.text),
+        h("p", { class: "learn-text", "data-testid": "learn-text" }, ...ruleLinked(step.text)),
         h("p", { class: "learn-hint", hidden: phase !== "ask" }, t("your_move")),
       );
     }
     feedbackEl.dataset.kind = feedback?.kind ?? "";
     feedbackEl.replaceChildren(
       ...(feedback
-        ? [h("strong", {}, feedback.kind === "wrong" ? t("try_again") : t("right")), " ", feedback.text]
+        ? [h("strong", {}, feedback.kind === "wrong" ? t("try_again") : t("right")), " ", ...ruleLinked(feedback.text)]
         : []),
     );
     const rulesLink = h("a", { href: `/rules/${game}`, "data-link": true, "data-testid": "learn-rules" }, tr("read_rules"));
