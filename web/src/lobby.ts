@@ -21,7 +21,7 @@ import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
 import { botLevel, type AppContext, type Page } from "./match";
 import { RULES } from "./rules";
-import { RULES_TEXT } from "./rules_page";
+import { GAMES, RULES_TEXT } from "./rules_page";
 
 const rulesText = (lang: Lang, key: string): string => RULES_TEXT[lang][key];
 
@@ -224,8 +224,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             h("h3", {}, game.title),
             h("p", {}, RULES[game.name]?.[lang] ?? ""),
             h(
-              "p",
-              { class: "game-card-links" },
+              "nav",
+              { class: "game-card-links", hidden: !GAMES.includes(game.name) },
               h("a", { href: `/rules/${game.name}`, "data-link": true, "data-testid": `rules-${game.name}` }, rulesText(lang, "rules")),
               " · ",
               h("a", { href: `/learn/${game.name}`, "data-link": true, "data-testid": `learn-${game.name}` }, rulesText(lang, "learn")),
