@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from masques.engine import game_class, load_game
-from masques.games.teaching import LANGS, Lesson, Position
+from masques.engine.teaching import LANGS, Lesson, Position
 from masques.server import learn
 
 GAMES = ("masker", "maske", "mascarade", "blokus3d")

@@ -29,7 +29,7 @@ from fastapi import APIRouter, Query, Request
 from markdown_it import MarkdownIt
 
 from ..engine import State, game_class, game_names, load_game
-from ..games.teaching import Lesson, Position
+from ..engine.teaching import Lesson, Position
 from .errors import ServerError
 from .limits import client_key
 from .matches import Registry, state_view

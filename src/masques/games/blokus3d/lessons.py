@@ -4,7 +4,7 @@ from above, covering the other colour (B3-4, B3-6)."""
 from __future__ import annotations
 
 from ...engine import State
-from ..teaching import Lesson, Position, Step, after, best
+from ...engine.teaching import Lesson, Position, Step, after, best
 from .pieces import PIECE_CUBES
 
 OPTIONS = {"players": 2}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...engine import State
-from ..teaching import Lesson, Position, Step, after, best
+from ...engine.teaching import Lesson, Position, Step, after, best
 
 OPTIONS = {"players": 2, "scoring": True}
 OPENING = Position("mascarade", 2, ("3@e5",), OPTIONS, seat=1)

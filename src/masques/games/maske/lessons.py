@@ -4,7 +4,7 @@ ring, ending the move (MS-8, MS-9, MS-10, MS-13)."""
 from __future__ import annotations
 
 from ...engine import State
-from ..teaching import Lesson, Position, Step, after, best
+from ...engine.teaching import Lesson, Position, Step, after, best
 from .game import MaskeState
 
 OPTIONS = {"players": 3}

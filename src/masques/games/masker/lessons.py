@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...engine import State
-from ..teaching import Lesson, Position, Step
+from ...engine.teaching import Lesson, Position, Step
 
 GRID = Position("masker", 18, options={"players": 2, "variant": "2d"})
 STACKS = Position("masker", 18, options={"players": 2, "variant": "3d"})

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..engine import JSON, State, load_game
+from .core import JSON, State
+from .registry import load_game
 
 LANGS = ("en", "fr")
 Text = Mapping[str, str]
