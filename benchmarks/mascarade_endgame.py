@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
 from masques.ai.search import GreedyBot
 from masques.engine import load_game
 from masques.games.mascarade.endgame import search
+from masques.games.mascarade.endgame_plain import search as oracle_search
 from masques.games.mascarade.game import MascaradeState
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "games" / "mascarade"))
-from endgame_oracle import search as oracle_search
 
 
 def position(players: int, seed: int, pool: int) -> MascaradeState | None:

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=src/masques/server/static/index.html
-SOURCES=(web/src web/index.html web/package.json web/package-lock.json web/vite.config.ts web/tsconfig.json)
+SOURCES=(web/src web/test web/index.html web/package.json web/package-lock.json web/vite.config.ts web/tsconfig.json)
 # The views also import game data shipped with the engines (e.g. Mascarade's cards.json).
 newer() { find "${SOURCES[@]}" -newer "$OUT" -print -quit; find src/masques/games -name '*.json' -newer "$OUT" -print -quit; }
 if [ -f "$OUT" ] && [ -z "$(newer)" ]; then
@@ -21,5 +21,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "web client: installing npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
-echo "web client: building"
+echo "web client: unit tests (vitest, translations included), then the build"
 npm run --silent build

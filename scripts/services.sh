@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Start the services the tests use on loopback — PostgreSQL and Redis — installing them from Debian's
-# packages when they are missing. Prints the environment to use them (eval it):
+# Start the services the tests use on loopback — PostgreSQL and Redis — installing them (and nginx, which
+# the deployment test runs itself) from Debian's packages when they are missing. Prints the environment to use them (eval it):
 #   eval "$(bash scripts/services.sh)"
 # Idempotent: services already started by an earlier run are reused.
 set -euo pipefail
@@ -13,6 +13,7 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 missing=()
 [ -x "$(pg_bin)/initdb" ] || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)  # the reverse proxy of the deployment test
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     log "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root"; exit 1
@@ -48,3 +49,4 @@ fi
 
 echo "export MASQUES_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:$PGPORT/postgres"
 echo "export MASQUES_TEST_REDIS_URL=redis://127.0.0.1:$REDISPORT/0"
+echo "export MASQUES_TEST_NGINX=/usr/sbin/nginx"

@@ -14,7 +14,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "Creating .venv with $("$PYTHON" --version)"
   "$PYTHON" -m venv .venv
 fi
-extra=""
+# A player's machine gets the compiled Mascarade solver (fast bots); dev gets every extra and the tools.
+extra="[fast]"
 [ "${1:-}" = "dev" ] && extra="[dev]"
 # Quiet pip; filter the harmless notes some machines print about extra local indexes.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}" 2>&1 \

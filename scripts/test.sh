@@ -21,7 +21,7 @@ bash scripts/build_web.sh
 echo "== services (PostgreSQL, Redis on loopback)"
 eval "$(bash scripts/services.sh)"
 echo "== ruff"
-.venv/bin/ruff check src tests benchmarks scripts examples
+.venv/bin/ruff check src tests benchmarks scripts examples build_support
 echo "== mypy --strict"
 .venv/bin/mypy
 echo "== pytest"

@@ -172,3 +172,56 @@ def test_play_without_a_seed_draws_256_bits_and_the_record_keeps_them(tmp_path: 
     )
     assert result.exit_code == 0, result.output
     assert json.loads(big.read_text("utf-8"))["seed"] == str(2**256 - 1)
+
+
+def test_serve_is_configured_from_the_environment_and_flags_win(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every setting of ``masques serve`` has an environment variable (the flag wins over it)."""
+    import uvicorn
+
+    from masques.server import app as server_app
+    from masques.server import logs
+
+    made: dict[str, object] = {}
+
+    def create_app(url: str, **kwargs: object) -> str:
+        made.update(url=url, **kwargs)
+        return "app"
+
+    def run(app: object, **kwargs: object) -> None:
+        made.update(app=app, **kwargs)
+
+    monkeypatch.setattr(server_app, "create_app", create_app)
+    monkeypatch.setattr(uvicorn, "run", run)
+    monkeypatch.setattr(logs, "configure", lambda level, fmt: made.update(logs=(level, fmt)))
+    database = f"sqlite:///{tmp_path / 'site.sqlite3'}"
+    env = {
+        "MASQUES_HOST": "127.0.0.2",
+        "MASQUES_PORT": "8123",
+        "MASQUES_DATABASE_URL": database,
+        "MASQUES_BOT_WORKERS": "3",
+        "MASQUES_REDIS_URL": "redis://127.0.0.1:1/0",
+        "MASQUES_MAX_SPECTATORS": "9",
+        "MASQUES_ANALYSIS_LEVEL": "hard",
+        "MASQUES_LOG_FORMAT": "text",
+    }
+    result = runner.invoke(app, ["serve", "--port", "8124"], env=env)
+    assert result.exit_code == 0, result.output
+    limits = made["limits"]
+    assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
+    assert (made["host"], made["port"], made["logs"]) == ("127.0.0.2", 8124, ("info", "text"))
+    assert (limits.max_spectators, limits.analysis_level) == (9, "hard")  # type: ignore[attr-defined]
+    help_text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).stdout
+    for variable in [
+        *env,
+        "MASQUES_LOG_LEVEL",
+        "MASQUES_RATE_LIMITS",
+        "MASQUES_BOT_TIMEOUT",
+        "MASQUES_LEADERBOARD_MIN_GAMES",
+    ]:
+        assert variable in help_text, variable
+    bad = runner.invoke(app, ["serve"], env={**env, "MASQUES_ANALYSIS_LEVEL": "random"})
+    assert bad.exit_code != 0 and "analysis level" in bad.output
+    bad = runner.invoke(app, ["serve"], env={**env, "MASQUES_LOG_FORMAT": "xml"})
+    assert bad.exit_code != 0 and "--log-format is json or text" in bad.output

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from masques.engine import State, game_class, game_names, load_game
+from masques.games.maske.game import DRAW
 from masques.rl import aec_env
 from masques.rl.encoders import encoder_for
 from masques.rl.encoding import Encoder, Tracker
@@ -145,3 +146,52 @@ def test_masker_mk_14a_the_tracker_follows_the_runner_sinking_onto_the_cross_ben
             assert cells[runner, height - 2, 6] == 1 and not cells[runner, height - 1].any()
         return
     pytest.fail("no MK-14a position in 1,500 random games")
+
+
+def test_maske_tracker_follows_draws_unsold_cards_card_decisions_and_set_up_without_full_compare() -> None:
+    """MS-11: a draw opens an auction, and a card nobody buys goes under the deck before the round's
+    next action; MS-12: a card's decision within one of its primitives (a stick picked, placed or
+    stepped) moves sticks only; MS-7: a stick put at set-up.  The tracker follows each by writing
+    what it changes, without comparing every field afresh, and gives every seat the reference
+    vector, whether it knew the card or not."""
+    game = load_game("maske")
+    encoder = encoder_for(game)
+    tracker = encoder.tracker()
+    full = 0  # how many times every field was compared
+    compare = tracker._sync
+
+    def counted(state: Any) -> None:
+        nonlocal full
+        full += 1
+        compare(state)
+
+    tracker._sync = counted  # type: ignore[method-assign]
+    seen = {"draw": 0, "unsold": 0, "decision": 0, "setup": 0}
+    for seed in range(40):  # a game has about 17 draws, and about 1 card in 3 is not sold
+        rng = random.Random(seed)
+        state: Any = game.new_initial_state(seed)
+        while not state.is_terminal() and min(seen.values()) < 3:
+            tracker.vector(state, state.current_player)
+            before, legal, effect = state.phase, state.legal_actions(), state.effect
+            action = legal[rng.randrange(len(legal))]
+            unsold = before == "auction" and state.auction["high"] is None
+            op = effect["op"] if effect is not None else None
+            state.apply(action)
+            made = full
+            kind = None
+            if action == DRAW and before == "action":
+                kind = "draw"
+            elif unsold and state.phase == "action":
+                kind = "unsold"
+            elif before == "effect" and state.effect is effect and effect is not None and effect["op"] == op:
+                kind = "decision"
+            elif before == "setup" and state.phase == "setup":
+                kind = "setup"
+            for seat in range(game.num_players):
+                check(encoder, tracker, state, seat)
+            if kind is not None:
+                assert full == made, f"{kind} after {len(state.history)} actions: every field compared"
+                seen[kind] += 1
+        if min(seen.values()) >= 3:
+            return
+    pytest.fail(f"too few of some kind in 40 random games: {seen}")

@@ -76,6 +76,7 @@ SUMMARY_KEYS = {
     "can_abort",
     "grace_seconds",
     "rated",
+    "hints",
     "clock",
     "ratings",
 }
@@ -179,7 +180,12 @@ class ServerProcess:
         bot_workers: int = 1,
         redis_url: str | None = None,
         env: dict[str, str] | None = None,
+        program: list[str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
+        self.program = program or [sys.executable, "-m", "masques.cli.main"]
+        """How to run ``masques`` (default: this interpreter's, from the checkout)."""
+        self.cwd = cwd
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
@@ -204,9 +210,7 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
         command = [
-            sys.executable,
-            "-m",
-            "masques.cli.main",
+            *self.program,
             "serve",
             "--host",
             HOST,
@@ -226,6 +230,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 env={**os.environ, **RELAXED_ENV, **self.env},
+                cwd=self.cwd,
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -815,3 +820,18 @@ def play_out(conn: Conn, api: httpx.Client, match_id: str, max_moves: int = 2000
         if state is not None and state["your_turn"]:
             conn.act(rng.choice(state["legal"])["id"], state["version"])
     raise AssertionError(f"match {match_id} did not end within {max_moves} moves")
+
+
+def finished_match(
+    api: httpx.Client, ws_url: str, game: str, options: dict[str, Any], seats: list[str], *, seed: int = 77
+) -> tuple[str, str]:
+    """A match played to its end by random moves for the human seat 0 (the others bots): its id and
+    seat 0's token."""
+    match_id = create_match(api, game, options, seats, seed=seed)["id"]
+    token = join(api, match_id, "Ann", 0)["token"]
+    conns = seat_conns(ws_url, match_id, {0: token})
+    play_to_end(conns, random.Random(5))
+    for conn in conns:
+        conn.close()
+    assert summary(api, match_id)["status"] == "finished"
+    return match_id, token

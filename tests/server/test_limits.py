@@ -237,3 +237,12 @@ def test_limits_are_read_from_the_environment_and_checked() -> None:
             Limits.parse_rates(bad)
     with pytest.raises(ValueError, match="MASQUES_MAX_SPECTATORS"):
         Limits.from_env({"MASQUES_MAX_SPECTATORS": "many"})
+
+
+def test_the_analysis_level_is_a_search_level_from_the_environment_or_a_flag() -> None:
+    assert Limits.from_env({}).analysis_level == "expert"
+    assert Limits.from_env({"MASQUES_ANALYSIS_LEVEL": "hard"}).analysis_level == "hard"
+    assert Limits.from_env({"MASQUES_ANALYSIS_LEVEL": "hard"}, analysis_level="easy").analysis_level == "easy"
+    for bad in ("greedy", "random", "grandmaster"):
+        with pytest.raises(ValueError, match="analysis level"):
+            Limits.from_env({"MASQUES_ANALYSIS_LEVEL": bad})

@@ -1,6 +1,6 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
-match, and goes back down and up again; 0005 (ratings, chat, clocks) too."""
+match, and goes back down and up again; 0005 (ratings, chat, clocks) and 0006 (analyses) too."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
 
 from masques.server.matches import Registry
-from masques.server.storage import MIGRATIONS, Storage
+from masques.server.storage import MIGRATIONS, AnalysisRow, Storage
 
 
 def migrate(url: str, revision: str, *, down: bool = False) -> None:
@@ -112,3 +112,31 @@ def test_0005_keeps_a_running_match_which_learns_whose_move_it_is_when_loaded(
     assert "to_move" not in {c["name"] for c in inspect(engine).get_columns("matches")}
     engine.dispose()
     migrate(url, "head")
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0006_keeps_analyses_of_earlier_matches_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
+    """A match finished before 0006 can be analysed after it; 0006 goes down (its analyses with it)
+    and up again."""
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0005")
+    old_match(url, "00000000000000cc", "finished")
+    storage = Storage(url)
+    storage.migrate()
+    kept = AnalysisRow(match_id="00000000000000cc", seat=1, level="hard", body={"points": []})
+    storage.save_analysis(kept)
+    assert not storage.share_analysis("00000000000000cc", 0)  # seat 0 has none
+    assert storage.share_analysis("00000000000000cc", 1)
+    row = storage.analysis("00000000000000cc", 1)
+    assert row is not None and (row.level, row.body, row.shared) == ("hard", {"points": []}, True)
+    storage.engine.dispose()
+
+    migrate(url, "0005", down=True)
+    engine = create_engine(url)
+    assert "analyses" not in set(inspect(engine).get_table_names())
+    engine.dispose()
+    migrate(url, "head")
+    storage = Storage(url)
+    assert storage.match("00000000000000cc") is not None
+    assert storage.analysis("00000000000000cc", 1) is None
+    storage.engine.dispose()

@@ -5,6 +5,7 @@ route), and not FastAPI's 422, which the server never sends (malformed input is 
 from __future__ import annotations
 
 import json
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,6 +108,7 @@ def test_the_schema_documents_exactly_the_statuses_each_route_answers(
 
     _lifecycle_routes(hit, api, big)
     _people_routes(hit, api, big)
+    _analysis_routes(hit, api, big)
     rules, lessons, after = "/api/rules/{game}", "/api/lessons/{game}", "/api/lessons/{game}/{step}/after"
     hit("GET", rules, "/api/rules/masker", 200, params={"lang": "fr"})
     hit("GET", rules, "/api/rules/masker", 400, params={"lang": "de"})
@@ -149,7 +151,7 @@ def test_refusals_are_documented_with_the_error_body_and_429_with_retry_after(ap
                 api_operations += 1
                 too_many = operation["responses"]["429"]
                 assert too_many["headers"]["Retry-After"]["schema"]["type"] == "integer"
-    assert api_operations == 28
+    assert api_operations == 32
     params = {
         p["name"]: p["in"] for p in schema["paths"]["/api/matches/{match_id}/record"]["get"]["parameters"]
     }
@@ -161,9 +163,12 @@ Hit = Any
 SHOWN_ELSEWHERE = {
     ("POST", "/api/matches/{match_id}/claim"): {"200"},
     ("POST", "/api/matches/{match_id}/seats/{seat}/bot"): {"200"},
+    ("GET", "/api/matches/{match_id}/analysis"): {"202", "503"},
+    ("POST", "/api/matches/{match_id}/hint"): {"503"},
 }
 """Answers that need a player away past the grace period (two minutes here): test_lifecycle.py gets
-them from a server whose grace period is one second."""
+them from a server whose grace period is one second; and an analysis or a hint whose bot fails:
+test_analysis.py makes it fail."""
 
 
 def _lifecycle_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
@@ -298,3 +303,56 @@ def _rating_routes(hit: Hit, api: httpx.Client, player_id: str) -> None:
     hit("GET", chat, f"/api/matches/{opened}/chat", 400, headers={"X-Seat-Token": "x" * 201})
     hit("GET", chat, f"/api/matches/{opened}/chat", 403, headers={"X-Seat-Token": "not-a-token"})
     hit("GET", chat, f"/api/matches/{NO_MATCH}/chat", 404)
+
+
+def _analysis_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
+    """Analyses (asked for, read, shared) and hints: each status they answer."""
+    matches = "/api/matches"
+    analyse, share, hint = (
+        "/api/matches/{match_id}/analysis",
+        "/api/matches/{match_id}/analysis/share",
+        "/api/matches/{match_id}/hint",
+    )
+    against_bot = {
+        "game": "masker",
+        "options": {"players": 2},
+        "seats": [{"kind": "human"}, {"kind": "random"}],
+    }
+    match = hit("POST", matches, matches, 201, json=against_bot).json()["id"]
+    mine = {"headers": {"x-seat-token": support.join(api, match, "ann", 0)["token"]}}
+    urls = {
+        analyse: f"{matches}/{match}/analysis",
+        share: f"{matches}/{match}/analysis/share",
+        hint: f"{matches}/{match}/hint",
+    }
+    with support.browser(api) as stale:
+        stale.cookies.set(COOKIE, "forged")
+        for route, url in urls.items():
+            hit("POST", route, url, 401, client=stale)
+    for route, url in urls.items():
+        hit("POST", route, url, 403)
+        hit("POST", route, url.replace(match, NO_MATCH), 404, **mine)
+        hit("POST", route, url, 413, **big)
+        hit("POST", route, url, 400, params={"seat": "x"}, **mine)
+    hit("POST", analyse, urls[analyse], 409, **mine)  # not over yet
+    for _ in range(400):  # the bot may move first: until the seat's turn a hint is refused (409)
+        if api.post(urls[hint], **mine).status_code == 200:
+            break
+        time.sleep(0.05)
+    hit("POST", hint, urls[hint], 200, **mine)
+    api.post(f"{matches}/{match}/resign", **mine)
+    hit("POST", hint, urls[hint], 409, **mine)  # over
+
+    hit("GET", analyse, urls[analyse], 404, **mine)  # never asked for
+    hit("GET", analyse, urls[analyse].replace(match, NO_MATCH), 404)
+    hit("GET", analyse, urls[analyse], 400)  # whose?
+    hit("GET", analyse, urls[analyse], 403, params={"seat": 0})  # not shared
+    hit("POST", share, urls[share], 404, **mine)  # nothing to share yet
+    hit("POST", analyse, urls[analyse], 202, **mine)
+    for _ in range(400):
+        if api.get(urls[analyse], **mine).status_code == 200:
+            break
+        time.sleep(0.05)
+    hit("GET", analyse, urls[analyse], 200, **mine)
+    hit("POST", analyse, urls[analyse], 200, **mine)
+    hit("POST", share, urls[share], 200, **mine)

@@ -263,6 +263,11 @@ NO_STORAGE = """Object.defineProperty(window, "localStorage", {
 """An init script: this page has no localStorage at all (as with storage blocked by the browser)."""
 
 
+INSTANT_BOTS = "try { localStorage.setItem('masques.pace', '0'); } catch (e) {}"
+"""An init script: bot moves shown as they come (the pace setting at "at once"), so that tests of
+whole games against bots stay quick; the pacing has its own tests (test_follow.py)."""
+
+
 class People:
     """Browser contexts, each one device (its own cookies and storage); every page is watched, and
     the errors found in any fail the test."""
@@ -281,6 +286,8 @@ class People:
         )
         if not storage:
             context.add_init_script(NO_STORAGE)
+        else:
+            context.add_init_script(INSTANT_BOTS)
         self.contexts.append(context)
         return self.tab(context)
 

@@ -24,6 +24,7 @@ import type {
 } from "./games/contract";
 import { moduleFor } from "./games/index";
 import { translator } from "./i18n";
+import { Pacer, pace, paceControl } from "./pace";
 import { ruleLinked, RULES_TEXT } from "./rules_page";
 
 export interface Page {
@@ -75,6 +76,8 @@ export class ViewHost {
     private readonly app: AppContext,
     private readonly seatName: (seat: number) => string,
     private readonly act: (actionId: number) => void,
+    /** Called once a newly mounted view's code has loaded (the log and end table may say more). */
+    private readonly ready: () => void = () => {},
   ) {}
 
   update(game: string, view: MatchView): void {
@@ -94,7 +97,11 @@ export class ViewHost {
         seatName: (seat) => this.seatName(seat),
         act: (id) => this.act(id),
       };
-      this.view = module.create(ctx);
+      const created = module.create(ctx);
+      this.view = created;
+      void created.whenReady?.().then(() => {
+        if (this.view === created) this.ready();
+      });
     }
     this.view?.update(view);
   }
@@ -196,7 +203,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (!current || !current.your_turn) return;
     if (!current.legal.some((a) => a.id === id)) return;
     socket?.send({ type: "action", action: id, version: current.version });
-  });
+  }, () => drawAll());
 
   const title = h("h2", { class: "match-title" });
   const banner = h("div", { class: "banner", role: "status", "aria-live": "polite", "data-testid": "banner" });
@@ -212,6 +219,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const links = h("nav", { class: "match-links" });
   const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
   const settings = alertSettings(app.t);
+  const paceSetting = paceControl(app.lang, () => pacer.flush());
+  const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
@@ -227,6 +236,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         chat.root,
         h("section", { class: "log-panel" }, logTitle, logList),
         settings.root,
+        paceSetting.root,
         links,
       ),
     ),
@@ -251,14 +261,18 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     });
   }
 
+  /** Show one state (the pacer decides when): the view, the head, the log and the end. */
+  function showState(view: MatchView): void {
+    current = view;
+    notice = "";
+    host.update(view.match.game, view);
+    setSummary(view.match);
+    drawAll();
+  }
+
   function onMessage(message: MatchView | ServerMessage): void {
     if (message.type === "state") {
-      const view = message as MatchView;
-      current = view;
-      notice = "";
-      host.update(view.match.game, view);
-      setSummary(view.match);
-      drawAll();
+      pacer.push(message as MatchView);
     } else if (message.type === "presence" && message.match) {
       setSummary(message.match);
       drawHead();
@@ -967,9 +981,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       drawAll();
       chat.draw();
       settings.draw();
+      paceSetting.draw();
     },
     destroy() {
       destroyed = true;
+      pacer.destroy();
       window.clearTimeout(deadlineTimer);
       window.clearTimeout(awayTimer);
       window.clearTimeout(clockTimer);

@@ -18,7 +18,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
   const seatName = (seat: number) =>
     seatLabel(app, steps[index]?.match ?? null, seat, steps[index]?.seat ?? key?.seat ?? null);
-  const host = new ViewHost(app, seatName, () => undefined);
+  const host = new ViewHost(app, seatName, () => undefined, () => draw());
   const title = h("h2", { class: "match-title" });
   const position = h("span", { class: "replay-position", "data-testid": "replay-position", "aria-live": "polite" });
   const slider = h("input", {

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..engine import JSON, load_game
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, check_version, stream
+from ..extras import require
 from .bots import make_bot
 
 
@@ -347,6 +348,7 @@ def write_outputs(rows: list[dict[str, JSON]], meta: dict[str, JSON], out: Path)
 
 
 def _plot(rows: list[dict[str, JSON]], title: str, path: Path) -> None:
+    require("matplotlib", "the arena's rating plot")
     import matplotlib
 
     matplotlib.use("Agg")

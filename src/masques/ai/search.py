@@ -131,6 +131,50 @@ class SearchBot:
     ) -> int:
         if len(legal_actions) == 1:
             return legal_actions[0]
+        root, allowed = self._search(game, seat, observations, legal_actions, rng)
+        ranked = [(child.visits, a) for a, child in root.children.items() if a in allowed]
+        if not ranked:
+            return legal_actions[rng.randrange(len(legal_actions))]
+        most = max(v for v, _ in ranked)
+        choices = sorted(a for v, a in ranked if v == most)
+        return choices[rng.randrange(len(choices))]
+
+    def action_values(
+        self,
+        game: Game,
+        seat: int,
+        observations: Sequence[JSON],
+        legal_actions: Sequence[int],
+        rng: random.Random,
+        *,
+        include: int | None = None,
+    ) -> tuple[int, dict[int, float]]:
+        """The move this bot would choose and the searched moves' values for ``seat``: the mean
+        result of the playouts through each (a share of a win, 0..1).  ``include`` is searched even
+        when move ordering would leave it out (the move a player made, for analysis)."""
+        root, allowed = self._search(game, seat, observations, legal_actions, rng, include=include)
+        values = {
+            a: child.total / child.visits
+            for a, child in root.children.items()
+            if a in allowed and child.visits > 0
+        }
+        if not values:
+            raise ValueError("the search visited no move")
+        most = max(root.children[a].visits for a in values)
+        choice = min(a for a in values if root.children[a].visits == most)
+        return choice, values
+
+    def _search(
+        self,
+        game: Game,
+        seat: int,
+        observations: Sequence[JSON],
+        legal_actions: Sequence[int],
+        rng: random.Random,
+        *,
+        include: int | None = None,
+    ) -> tuple[_Node, set[int]]:
+        """Run the iterations; the root and the moves it was allowed to search."""
         root = _Node()
         perfect = not game.hidden_information
         base = _determinize(game, seat, observations, rng) if perfect else None
@@ -141,18 +185,15 @@ class SearchBot:
             scores = prior(base, list(legal_actions))
             ranked_moves = sorted(zip(scores, legal_actions, strict=True), key=lambda t: (-t[0], t[1]))
             allowed = {a for _, a in ranked_moves[: self.root_moves]}
+            if include is not None and include in legal_actions:
+                allowed.add(include)
             for a in legal_actions:
                 if a not in allowed:
                     root.children[a] = _Node(visits=10**9, total=-(10**9))  # never selected
         for _ in range(self.iterations):
             state = base.clone() if base is not None else _determinize(game, seat, observations, rng)
             self._iterate(game, root, state, rng)
-        ranked = [(child.visits, a) for a, child in root.children.items() if a in allowed]
-        if not ranked:
-            return legal_actions[rng.randrange(len(legal_actions))]
-        most = max(v for v, _ in ranked)
-        choices = sorted(a for v, a in ranked if v == most)
-        return choices[rng.randrange(len(choices))]
+        return root, allowed
 
     def _iterate(self, game: Game, root: _Node, state: State, rng: random.Random) -> None:
         path: list[tuple[_Node, int]] = []  # (node, seat that chose it)

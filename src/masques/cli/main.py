@@ -380,16 +380,26 @@ def default_database_url() -> str:
 
 @app.command()
 def serve(  # noqa: PLR0917 - one parameter per command-line option
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    host: Annotated[str, typer.Option(envvar="MASQUES_HOST", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(envvar="MASQUES_PORT", help="TCP port.")] = 8000,
     database: Annotated[
-        str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir).")
+        str | None,
+        typer.Option(
+            envvar="MASQUES_DATABASE_URL", help="SQLAlchemy URL (default: SQLite in the user data dir)."
+        ),
     ] = None,
     bot_workers: Annotated[
-        int, typer.Option(help="Processes for bots (default: one per core but one, at least two).")
+        int,
+        typer.Option(
+            envvar="MASQUES_BOT_WORKERS",
+            help="Processes for bots (default: one per core but one, at least two).",
+        ),
     ] = 0,
     redis: Annotated[
-        str | None, typer.Option(help="Redis URL: several servers on one database share matches.")
+        str | None,
+        typer.Option(
+            envvar="MASQUES_REDIS_URL", help="Redis URL: several servers on one database share matches."
+        ),
     ] = None,
     rate_limits: Annotated[
         str | None,
@@ -439,12 +449,33 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="Rated games an account needs to appear on the leaderboards (5).",
         ),
     ] = None,
+    analysis_level: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MASQUES_ANALYSIS_LEVEL",
+            help="The bot level that analyses finished matches: easy, medium, hard or expert (expert).",
+        ),
+    ] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."
+        ),
+    ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."
+        ),
+    ] = "json",
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
 
+    from ..extras import MissingExtraError, require
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
+    from ..server.logs import configure as configure_logs
     from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
@@ -457,9 +488,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             grace_seconds=grace_seconds,
             open_expiry_seconds=open_expiry_seconds,
             leaderboard_min_games=leaderboard_min_games,
+            analysis_level=analysis_level,
         )
     except ValueError as exc:
         fail(str(exc))
+    if log_format not in ("json", "text") or log_level.lower() not in ("debug", "info", "warning", "error"):
+        fail("--log-format is json or text; --log-level is debug, info, warning or error")
+    configure_logs(log_level, log_format)
     probe = FileOwner(url)  # the app holds it for its life; this only turns a refusal into one clear line
     try:
         probe.acquire()
@@ -467,13 +502,20 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         err_console.print(f"masques: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     probe.release()
+    try:
+        if redis:
+            require("redis", "--redis")
+        server = create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits)
+    except MissingExtraError as exc:
+        fail(str(exc))
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
-        create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits),
+        server,
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,
-        log_level="warning",
+        log_config=None,  # logs.configure's handlers, for uvicorn's lines too
+        access_log=False,  # the server writes its own, without query strings
     )
 
 

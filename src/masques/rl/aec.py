@@ -125,14 +125,15 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        state = self.state_
+        if self._to_act == TERMINAL:  # every agent is done at once, when the game ends
+            if state is None:
+                raise RuntimeError(NOT_RESET)
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
-        state = self.state_
-        if state is None:
-            raise RuntimeError(NOT_RESET)
+        assert state is not None  # a seat is to act only in a loaded game
         state.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
         self._to_act = seat = state.current_player

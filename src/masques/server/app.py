@@ -43,14 +43,20 @@ from ..engine import (
 )
 from . import boards, learn, people
 from .accounts import COOKIE, LoginGuard
+from .analysis import Analyses
+from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
+from .logs import RequestLog
 from .matches import HUMAN, Client, LiveMatch, Player, Registry
+from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
 from .security import DOCS_ASSETS, SecurityHeaders, check_display_name, docs_assets, docs_page
 from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
+READY_TIMEOUT = 2.0
+"""Seconds the database and Redis get to answer a readiness check."""
 MAX_MESSAGE = 4 * 1024
 FLOOD_CLOSE = 50
 """Refused messages in a row after which a WebSocket is closed (code 1008)."""
@@ -204,10 +210,12 @@ def create_app(
             )
             app.state.registry = registry
             app.state.storage = storage
+            app.state.analyses = Analyses(registry)
             await registry.start()
             try:
                 yield
             finally:
+                app.state.analyses.close()
                 await registry.stop()
                 storage.engine.dispose()
         finally:
@@ -218,6 +226,7 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
+    app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
     app.include_router(people.router(LoginGuard()))
     app.include_router(boards.router())
     app.include_router(learn.router())
@@ -227,7 +236,8 @@ def create_app(
         return registry
 
     @app.exception_handler(ServerError)
-    async def server_error(_request: Request, exc: ServerError) -> JSONResponse:
+    async def server_error(request: Request, exc: ServerError) -> JSONResponse:
+        registry_of(request).metrics.errors.labels(code=exc.code).inc()
         body = {k: v for k, v in exc.payload().items() if k != "type"}
         return JSONResponse(body, exc.status, headers=exc.headers())
 
@@ -250,6 +260,7 @@ def create_app(
     @app.get("/", include_in_schema=False)
     @app.get("/match/{match_id}", include_in_schema=False)
     @app.get("/match/{match_id}/replay", include_in_schema=False)
+    @app.get("/match/{match_id}/analysis/{seat}", include_in_schema=False)
     @app.get("/player/{player_id}", include_in_schema=False)
     @app.get("/me", include_in_schema=False)
     @app.get("/leaderboard", include_in_schema=False)
@@ -262,6 +273,33 @@ def create_app(
         if not index.is_file():
             return HTMLResponse(NOT_BUILT_PAGE, 503)
         return FileResponse(index, headers={"cache-control": "no-cache"})
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """Alive: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz(request: Request) -> JSONResponse:
+        """Ready to serve: the database answers, and Redis where the server uses one (503 if not)."""
+        registry = registry_of(request)
+        checks = {"database": "ok", "redis": "off" if registry.fanout is None else "ok"}
+        try:
+            await asyncio.wait_for(asyncio.to_thread(registry.storage.ping), READY_TIMEOUT)
+        except Exception as exc:
+            checks["database"] = f"failing: {type(exc).__name__}"
+        if registry.fanout is not None:
+            try:
+                await asyncio.wait_for(registry.fanout.ping(), READY_TIMEOUT)
+            except Exception as exc:
+                checks["redis"] = f"failing: {type(exc).__name__}"
+        ready = all(v in ("ok", "off") for v in checks.values())
+        return JSONResponse({"status": "ready" if ready else "not ready", **checks}, 200 if ready else 503)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus metrics of this process."""
+        return Response(registry_of(request).metrics.exposition(), media_type=METRICS_TYPE)
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Response:
@@ -468,6 +506,71 @@ def create_app(
         views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
         return views
 
+    def analyses_of(request: Request) -> Analyses:
+        analyses: Analyses = request.app.state.analyses
+        return analyses
+
+    async def own_seat(request: Request, match_id: str, seat: int | None) -> tuple[LiveMatch, int]:
+        """The match and the caller's own seat (a seat it held, also one a bot took over)."""
+        match, mine = await seat_request(request, match_id, None, left=True)
+        if seat is not None and seat != mine:
+            raise ServerError(403, "not_your_seat", "you may ask only about your own seat")
+        return match, mine
+
+    @app.post(
+        "/api/matches/{match_id}/analysis",
+        responses={**errors(400, 401, 403, 404, 409, 413), 202: {"description": "running: its progress"}},
+    )
+    async def analyse(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> JSONResponse:
+        """Analyse the caller's decisions in a finished match with the analysis bot, from the caller's
+        own view only: 202 with the progress while it runs, 200 with the analysis once done."""
+        await client_of(request, "analysis")
+        match, mine = await own_seat(request, match_id, seat)
+        status, body = await analyses_of(request).start(match, mine)
+        return JSONResponse(body, status)
+
+    @app.get(
+        "/api/matches/{match_id}/analysis",
+        responses={**errors(400, 403, 404, 503), 202: {"description": "still running: its progress"}},
+    )
+    async def analysis(
+        match_id: str,
+        request: Request,
+        seat: Annotated[int | None, Query(ge=0, le=7)] = None,
+        token: Annotated[str | None, Query(max_length=200, description="prefer X-Seat-Token")] = None,
+        x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
+    ) -> JSONResponse:
+        """A seat's analysis: for its player, or for anyone once the player has shared it."""
+        await client_of(request)
+        token = one_token(token, x_seat_token)
+        match = await registry_of(request).get(match_id)
+        viewer = await viewer_seat(request, match, token)
+        if seat is None:
+            seat = viewer
+        if seat is None:
+            raise ServerError(400, "bad_seat", "say which seat's analysis (?seat=)")
+        status, body = await analyses_of(request).read(match, seat, viewer)
+        return JSONResponse(body, status)
+
+    @app.post("/api/matches/{match_id}/analysis/share", responses=errors(400, 401, 403, 404, 413))
+    async def share_analysis(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> dict[str, Any]:
+        """Let anyone with the link read the caller's analysis of this match."""
+        match, mine = await own_seat(request, match_id, seat)
+        return await analyses_of(request).share(match, mine)
+
+    @app.post("/api/matches/{match_id}/hint", responses=errors(400, 401, 403, 404, 409, 413, 503))
+    async def hint(
+        match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
+    ) -> dict[str, Any]:
+        """The hard bot's move for the caller's current decision (casual matches against bots only)."""
+        await client_of(request, "analysis")
+        match, mine = await own_seat(request, match_id, seat)
+        return await give_hint(registry_of(request), match, mine)
+
     @app.get("/api/matches/{match_id}/chat", responses=errors(400, 403, 404))
     async def chat(
         match_id: str,
@@ -527,6 +630,7 @@ def create_app(
                     await _handle(registry, match, client, message["text"], key)
                     refused = 0
                 except ServerError as exc:
+                    registry.metrics.errors.labels(code=exc.code).inc()
                     refused = refused + 1 if exc.status == 429 else 0
                     if refused > FLOOD_CLOSE:
                         await websocket.close(code=1008)
@@ -588,7 +692,9 @@ def create_app(
             return
         if kind != "action":
             raise ServerError(400, "bad_message", "message types are 'action', 'chat', 'sync' and 'ping'")
+        started = time.perf_counter()
         await registry.submit(match, client.seat, message.get("action"), message.get("version"))
+        registry.metrics.move_latency.observe(time.perf_counter() - started)
 
     return app
 

@@ -35,7 +35,8 @@ log = logging.getLogger("masques.server.bots")
 LOWER_LEVEL = {"expert": "hard", "hard": "medium", "medium": "easy", "easy": "greedy", "greedy": "random"}
 """The level that plays a decision when a bot fails it twice."""
 
-Job = Callable[[], int]
+Job = Callable[[], Any]
+"""Work for a worker process: a bot decision (an action id), or an analysis's judgement."""
 
 
 def bot_move(
@@ -62,7 +63,7 @@ class BotError(Exception):
 class _Queued:
     owner: str
     job: Job
-    future: asyncio.Future[int]
+    future: asyncio.Future[Any]
     started: float | None = None
     timer: asyncio.TimerHandle | None = None
 
@@ -79,14 +80,16 @@ class FairQueue:
     running: Counter[str] = field(default_factory=Counter)
     in_flight: set[_Queued] = field(default_factory=set)
     order: deque[str] = field(default_factory=deque)
+    observe: Callable[[float], None] | None = None
+    """Told how long each finished job ran (the think-time metric)."""
 
     def __post_init__(self) -> None:
         self.pool = self.pool_factory()
         self.generation = 0
 
-    def run(self, owner: str, job: Job) -> asyncio.Future[int]:
+    def run(self, owner: str, job: Job) -> asyncio.Future[Any]:
         """Queue ``job`` for ``owner``; the future fails with TimeoutError if it runs too long."""
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.waiting.setdefault(owner, deque()).append(_Queued(owner, job, future))
         if owner not in self.order:
             self.order.append(owner)
@@ -139,10 +142,12 @@ class FairQueue:
                 continue
             done.add_done_callback(partial(self._completed, item, self.generation))
 
-    def _completed(self, item: _Queued, generation: int, done: asyncio.Future[int]) -> None:
+    def _completed(self, item: _Queued, generation: int, done: asyncio.Future[Any]) -> None:
         if generation != self.generation:
             return  # its pool was replaced; the item was settled then
         exc = None if done.cancelled() else done.exception()
+        if self.observe is not None and item.started is not None:
+            self.observe(time.monotonic() - item.started)
         if done.cancelled() or isinstance(exc, BrokenProcessPool):
             self._finish(item, None, BotError("the worker process died"))
             self._restart_pool("a worker process died")
@@ -150,7 +155,7 @@ class FairQueue:
             self._finish(item, None if exc else done.result(), exc)
         self._dispatch()
 
-    def _finish(self, item: _Queued, result: int | None, exc: BaseException | None) -> None:
+    def _finish(self, item: _Queued, result: Any, exc: BaseException | None) -> None:
         if item in self.in_flight:
             self.in_flight.discard(item)
             self.running[item.owner] -= 1

@@ -35,6 +35,12 @@ class Fanout:
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
 
+    async def ping(self) -> None:
+        """Raise unless Redis answers (the readiness check)."""
+        if self.client is None:
+            raise ConnectionError("not connected to Redis")
+        await self.client.ping()
+
     async def start(self) -> None:
         import redis.asyncio as redis
 

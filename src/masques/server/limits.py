@@ -4,7 +4,7 @@ A client is its address (the account, once accounts exist).  Every limit is on b
 set by a ``masques serve`` flag or an environment variable (``MASQUES_RATE_LIMITS``,
 ``MASQUES_MAX_BOT_MATCHES``, ``MASQUES_MAX_SPECTATORS``, ``MASQUES_BOT_TIMEOUT``,
 ``MASQUES_GRACE_SECONDS``, ``MASQUES_OPEN_EXPIRY_SECONDS``, ``MASQUES_ABANDONED_BOT``,
-``MASQUES_LEADERBOARD_MIN_GAMES``).  Rate limits use
+``MASQUES_LEADERBOARD_MIN_GAMES``, ``MASQUES_ANALYSIS_LEVEL``).  Rate limits use
 the ``limits`` package's moving windows, in memory or, when the servers share a Redis, in Redis so
 that every process counts the same requests.  A refusal is a :class:`ServerError` with status 429 and
 the seconds to wait, which the HTTP layer sends as ``Retry-After``.
@@ -36,8 +36,13 @@ RATE_DEFAULTS: dict[str, str] = {
     "login": "10/minute;100/hour",  # log-in attempts (failures also back off per username)
     "signup": "5/minute;30/hour",  # new accounts and guests
     "chat": "1/second;20/minute",  # chat lines
+    "analysis": "1/second;20/minute",  # analyses asked for and hints
 }
 """Default rate limits per client, in the ``limits`` notation (``N/period``, several joined by ';')."""
+
+
+ANALYSIS_LEVELS = ("easy", "medium", "hard", "expert")
+"""The bot levels that can analyse (the search levels: they value every move they try)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ class Limits:
     match chose that a bot plays on)."""
     leaderboard_min_games: int = 5
     """Rated games an account needs to appear on a leaderboard."""
+    analysis_level: str = "expert"
+    """The bot level that analyses finished matches' decisions."""
     any_seed: bool = False
     """Accept a chosen seed for any match, not only where at most one seat is a person: for an
     operator who deals the same cards at every table of an event (``MASQUES_ANY_SEED=1``)."""
@@ -126,10 +133,17 @@ class Limits:
         )
         if "MASQUES_ABANDONED_BOT" in env:
             limits = replace(limits, abandoned_bot=env["MASQUES_ABANDONED_BOT"].strip())
+        if "MASQUES_ANALYSIS_LEVEL" in env:
+            limits = replace(limits, analysis_level=env["MASQUES_ANALYSIS_LEVEL"].strip())
         given = {k: v for k, v in overrides.items() if v is not None}
         if isinstance(given.get("rates"), str):
             given["rates"] = cls.parse_rates(given["rates"])
-        return replace(limits, **given)
+        limits = replace(limits, **given)
+        if limits.analysis_level not in ANALYSIS_LEVELS:
+            raise ValueError(
+                f"the analysis level is one of {', '.join(ANALYSIS_LEVELS)} (got {limits.analysis_level!r})"
+            )
+        return limits
 
 
 def client_key(host: str | None) -> str:

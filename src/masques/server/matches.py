@@ -35,12 +35,14 @@ from sqlalchemy.exc import IntegrityError
 from ..ai import make_bot
 from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
+from ..extras import require
 from . import clocks
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
 from .errors import ServerError
 from .fanout import Fanout
 from .limits import Limits, RateLimiter
+from .metrics import Metrics
 from .ratings import ranks_from_returns, ranks_from_winners
 from .storage import ChatRow, MatchRow, NewMatch, NewSeat, SeatRow, Storage, Turn, aware, hash_token
 
@@ -202,6 +204,11 @@ class LiveMatch:
         )
 
     @property
+    def hints(self) -> bool:
+        """Hints help nobody against another person: only casual matches where every other seat is a bot."""
+        return not self.rated and sum(1 for s in self.seats if s.kind == HUMAN) == 1
+
+    @property
     def correspondence(self) -> bool:
         return self.clock is not None and self.clock["kind"] == clocks.CORRESPONDENCE
 
@@ -310,6 +317,7 @@ class LiveMatch:
             "can_abort": self.can_abort(),
             "grace_seconds": self.grace_seconds,
             "rated": self.rated,
+            "hints": self.hints,
             "clock": clock,
             "ratings": self.ratings,
             "seats": [
@@ -456,6 +464,8 @@ class Registry:
         bot_pool: Callable[[], Any] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if redis_url:
+            require("redis", "sharing matches and limits through Redis")
         self.storage = storage
         self.now = clock  # epoch seconds; the tests drive it
         self.limits = limits or Limits()
@@ -464,7 +474,14 @@ class Registry:
         self.matches: dict[str, LiveMatch] = {}
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
-        self.bots = FairQueue(workers, self.limits.bot_timeout, bot_pool or process_pool(workers))
+        self.metrics = Metrics()
+        self.bots = FairQueue(
+            workers,
+            self.limits.bot_timeout,
+            bot_pool or process_pool(workers),
+            observe=self.metrics.bot_think.observe,
+        )
+        self.metrics.watch(self)
         self._load_lock = asyncio.Lock()
         self._create_lock = asyncio.Lock()
         self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
@@ -599,6 +616,10 @@ class Registry:
                 clock=control,
             )
         self.matches[match.id] = match
+        log.info(
+            "match created",
+            extra={"event": "match_created", "match": match.id, "game": match.game.name},
+        )
         await self._maybe_start(match)
         return match
 
@@ -946,6 +967,7 @@ class Registry:
         match.state = trial
         match.actors.append(seat)
         match.last_used = time.monotonic()
+        self.metrics.actions.labels(by="person" if match.seats[seat].kind == HUMAN else "bot").inc()
         match.clock, match.deadline = clock, deadline
         if status:
             match.status, match.end, match.finished, match.ratings = status, end, now, ratings
@@ -1084,6 +1106,11 @@ class Registry:
         """The match has just ended: its clocks and helpers stop, and everyone may now read the
         spectators' chat."""
         match.turn_deadline = None
+        reason = None if match.end is None else match.end.get("reason")
+        log.info(
+            "match finished",
+            extra={"event": "match_finished", "match": match.id, "game": match.game.name, "code": reason},
+        )
         for task in (match.clock_task, match.bot_task, match.away_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()

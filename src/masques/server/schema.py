@@ -39,6 +39,7 @@ WHY = {
     409: "Refused in the current state (a seat taken, the match started or not finished, a username "
     "taken, a rematch already answered)",
     413: "The request body is over the size limit",
+    503: "Temporarily unavailable: the work could not be done now (an analysis or a hint failed); try again",
 }
 
 TOO_MANY = {

@@ -46,6 +46,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from ..extras import require
 from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -182,6 +183,20 @@ class ChatRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class AnalysisRow(Base):
+    """A finished match's analysis for one seat (``body`` as the API sends it), kept once computed;
+    ``shared``: its player lets anyone read it."""
+
+    __tablename__ = "analyses"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    level: Mapped[str] = mapped_column(String(16))
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+    shared: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class ActionRow(Base):
@@ -347,6 +362,8 @@ class Storage:
         connect_args: dict[str, Any] = {}
         if url.startswith("sqlite"):
             connect_args = {"check_same_thread": False, "timeout": 30}
+        if url.startswith("postgresql+psycopg"):
+            require("psycopg", "a PostgreSQL database")
         self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -838,6 +855,32 @@ class Storage:
             if row is not None:
                 row.deleted = True
             return row
+
+    def ping(self) -> None:
+        """Raise unless the database answers a trivial query (the readiness check)."""
+        with self.engine.connect() as connection:
+            connection.execute(select(1))
+
+    # -- analyses -------------------------------------------------------------------------------
+    def analysis(self, match_id: str, seat: int) -> AnalysisRow | None:
+        with self.session() as s:
+            return s.get(AnalysisRow, (match_id, seat))
+
+    def save_analysis(self, row: AnalysisRow) -> AnalysisRow:
+        """Keep an analysis (a second one for the same seat, computed meanwhile elsewhere, loses)."""
+        with self.session() as s:
+            if s.get(AnalysisRow, (row.match_id, row.seat)) is None:
+                s.add(row)
+        return row
+
+    def share_analysis(self, match_id: str, seat: int) -> bool:
+        """Let anyone read the seat's analysis; False when there is none."""
+        with self.session() as s:
+            row = s.get(AnalysisRow, (match_id, seat))
+            if row is None:
+                return False
+            row.shared = True
+            return True
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -11,10 +11,10 @@ from functools import cache
 
 import pytest
 
-from local_modules import load_beside
 from masques.ai import make_bot
 from masques.ai.search import GreedyBot, best_by_evaluation
 from masques.engine import load_game
+from masques.games.mascarade import endgame_plain as oracle
 from masques.games.mascarade.bot import evaluate as mascarade_value
 from masques.games.mascarade.endgame import (
     LOSS,
@@ -29,7 +29,6 @@ from masques.games.mascarade.endgame import (
 )
 from masques.games.mascarade.game import MascaradeState
 
-oracle = load_beside(__file__, "endgame_oracle.py", "mascarade_endgame_oracle")
 EndgameSolver = oracle.EndgameSolver
 oracle_search = oracle.search
 
@@ -379,3 +378,17 @@ def test_the_compiled_solver_gives_up_at_the_same_node() -> None:
     assert outcomes is not None
     assert search(state, seat, actions, nodes) == (outcomes, nodes)
     assert search(state, seat, actions, nodes - 1) == (None, nodes)
+
+
+def test_without_numba_the_bots_solve_with_the_plain_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba is the ``fast`` extra: without it the endgame is searched by the same solver in Python,
+    with the same answers and node counts, and the warm-up has nothing to compile."""
+    from masques.games.mascarade import bot, endgame
+
+    state, _ = late_position(2, 3, 0, 10)
+    seat, actions = state.current_player, state.legal_actions()
+    compiled = endgame.search(state, seat, actions, 10**6)
+    monkeypatch.setattr(endgame, "available", lambda module: module != "numba")
+    monkeypatch.setattr(bot, "available", lambda module: module != "numba")
+    assert endgame.search(state, seat, actions, 10**6) == compiled
+    bot.warm_up()  # nothing to load, and no error

@@ -27,126 +27,13 @@ import {
 } from "./blokus3d_play";
 import { ThreeBoard, webglAvailable } from "./blokus3d_scene";
 import { BLOKUS3D_CSS } from "./blokus3d_style";
+import messages from "./blokus3d_messages";
+import { youKey } from "./log_words";
+import { oneMoveApart } from "./motion";
 
 const PIECE_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
 const RENDER_PREF = "masques.blokus3d.render";
 
-const messages = {
-  en: {
-    blue: "Blue",
-    yellow: "Yellow",
-    red: "Red",
-    green: "Green",
-    colour: "Colour",
-    player: "Player",
-    score: "Score",
-    scoreHelp: "Score: squares of the colour seen from above, minus 1 per piece not placed",
-    status_playing: "playing",
-    status_out: "out (no room)",
-    status_done: "all placed",
-    tray: "{colour}: {count} pieces left",
-    trayNone: "All pieces placed",
-    toPlace: "{colour} to place ({name})",
-    yourTurn: "Your turn: {colour}. Pick a piece, point at a square, turn it, place it.",
-    waiting: "Waiting for {name} ({colour})",
-    over: "Game over",
-    structure: "{name}: {size} squares, up to {height} high",
-    struct_A: "Tower",
-    struct_B: "Wall",
-    struct_C: "Stairs",
-    struct_D: "Pyramid",
-    choice: "{piece} ({pieceName}), turn {turn} of {turns} here, at {square}, level {level}",
-    noChoice: "Choose a piece in the tray",
-    cubes: "cubes",
-    place: "Place",
-    turnPrev: "Turn back",
-    turnNext: "Turn",
-    prevPlacement: "Previous spot",
-    nextPlacement: "Next spot",
-    rotateLeft: "Turn the table left (Q)",
-    rotateRight: "Turn the table right (E)",
-    tiltUp: "Look from higher (W)",
-    tiltDown: "Look from lower (S)",
-    topView: "Top view, as scored (T)",
-    view2d: "Flat drawing",
-    view3d: "3D view",
-    keys: "Keys: 1-9, 0, - or [ ] piece · arrows move · R turn (Shift+R back) · N next spot · Enter place · Q/E turn table · W/S tilt · T top view",
-    noWebgl: "3D is not available in this browser: showing a flat drawing.",
-    piece_I2: "domino",
-    piece_I3: "straight three",
-    piece_V3: "bent three",
-    piece_I4: "straight four",
-    piece_O4: "square",
-    piece_T4: "T",
-    piece_L4: "L",
-    piece_S4: "skew",
-    piece_SR: "right screw",
-    piece_SL: "left screw",
-    piece_Y4: "branch",
-    pieceButton: "{piece} {pieceName}: {count} placements",
-    pieceNone: "{piece} {pieceName}: no room",
-    pieceLeft: "{piece} {pieceName}",
-    boardLabel: "Blokus 3D board. {choice}",
-    logPlace: "places {pieceName} ({piece}, turn {turn}) at {square}",
-  },
-  fr: {
-    blue: "Bleu",
-    yellow: "Jaune",
-    red: "Rouge",
-    green: "Vert",
-    colour: "Couleur",
-    player: "Joueur",
-    score: "Score",
-    scoreHelp: "Score : cases de la couleur vues d'en haut, moins 1 par pièce non posée",
-    status_playing: "en jeu",
-    status_out: "bloqué (plus de place)",
-    status_done: "tout posé",
-    tray: "{colour} : {count} pièces restantes",
-    trayNone: "Toutes les pièces sont posées",
-    toPlace: "{colour} pose ({name})",
-    yourTurn: "À vous : {colour}. Choisissez une pièce, visez une case, tournez-la, posez-la.",
-    waiting: "En attente de {name} ({colour})",
-    over: "Partie terminée",
-    structure: "{name} : {size} cases, jusqu'à {height} de haut",
-    struct_A: "Tour",
-    struct_B: "Mur",
-    struct_C: "Escalier",
-    struct_D: "Pyramide",
-    choice: "{piece} ({pieceName}), position {turn} sur {turns} ici, en {square}, niveau {level}",
-    noChoice: "Choisissez une pièce dans la réserve",
-    cubes: "cubes",
-    place: "Poser",
-    turnPrev: "Tourner en arrière",
-    turnNext: "Tourner",
-    prevPlacement: "Place précédente",
-    nextPlacement: "Place suivante",
-    rotateLeft: "Tourner le plateau à gauche (Q)",
-    rotateRight: "Tourner le plateau à droite (E)",
-    tiltUp: "Voir de plus haut (W)",
-    tiltDown: "Voir de plus bas (S)",
-    topView: "Vue de dessus, comme au décompte (T)",
-    view2d: "Dessin à plat",
-    view3d: "Vue 3D",
-    keys: "Touches : 1-9, 0, - ou [ ] pièce · flèches déplacer · R tourner (Maj+R retour) · N place suivante · Entrée poser · Q/E plateau · W/S inclinaison · T dessus",
-    noWebgl: "La 3D n'est pas disponible dans ce navigateur : dessin à plat.",
-    piece_I2: "domino",
-    piece_I3: "barre de trois",
-    piece_V3: "coude",
-    piece_I4: "barre de quatre",
-    piece_O4: "carré",
-    piece_T4: "T",
-    piece_L4: "L",
-    piece_S4: "biais",
-    piece_SR: "vis droite",
-    piece_SL: "vis gauche",
-    piece_Y4: "branche",
-    pieceButton: "{piece} {pieceName} : {count} placements",
-    pieceNone: "{piece} {pieceName} : pas de place",
-    pieceLeft: "{piece} {pieceName}",
-    boardLabel: "Plateau de Blokus 3D. {choice}",
-    logPlace: "pose {pieceName} ({piece}, position {turn}) en {square}",
-  },
-};
 
 class Blokus3DView implements GameView {
   private ctx: ViewContext;
@@ -161,6 +48,8 @@ class Blokus3DView implements GameView {
   private candidates: Placement[] = [];
   private current: Placement | null = null;
   private sent = false;
+  /** The state shown last placed one piece: it drops in on the next drawing. */
+  private drop = false;
   private stage: HTMLElement;
   private info: HTMLElement;
   private bar: HTMLElement;
@@ -241,6 +130,9 @@ class Blokus3DView implements GameView {
 
   update(view: MatchView): void {
     const fresh = view.version !== this.view?.version || view.your_turn !== this.view?.your_turn;
+    const placedBefore = this.obs?.moves.length ?? -1;
+    this.drop =
+      oneMoveApart(this.view, view) && (view.observation as B3Observation).moves.length === placedBefore + 1;
     this.view = view;
     this.obs = view.observation as B3Observation;
     this.heights = heightsOf(this.obs);
@@ -259,7 +151,7 @@ class Blokus3DView implements GameView {
   describe(entry: LogEntry): string {
     const m = /^([A-Z][A-Z0-9]):(\d+)@([a-j]\d+)$/.exec(entry.move);
     if (!m) return entry.move;
-    return this.t("logPlace", { piece: m[1], pieceName: this.t(`piece_${m[1]}`), turn: m[2], square: m[3] });
+    return this.t(youKey(messages, "logPlace", entry.seat === this.view?.seat), { piece: m[1], pieceName: this.t(`piece_${m[1]}`), turn: m[2], square: m[3] });
   }
 
   setLang(_lang: Lang): void {
@@ -407,7 +299,11 @@ class Blokus3DView implements GameView {
       spots,
       last,
       spotColour: myTurn ? mover : null,
+      drop: this.drop,
     };
+    this.drop = false;
+    // The last piece's squares, for tests and tools (the 3D board is a canvas).
+    this.stage.dataset.lastMove = [...new Set(last.map(([x, y]) => squareName(x, y)))].sort().join(" ");
     const focused = document.activeElement?.getAttribute("data-focus");
     this.board.render(data);
     this.drawInfo(obs);

@@ -15,6 +15,8 @@ export interface SceneData {
   last: Cube[];
   /** Colour of the spot tint (the colour to move). */
   spotColour: string | null;
+  /** The last piece was placed just now: it drops into place (once; never under reduced motion). */
+  drop?: boolean;
 }
 
 export interface BoardRenderer {

@@ -13,6 +13,7 @@ import type { BoardRenderer, SceneData } from "./blokus3d_board";
 import { snapAxis, turnXY } from "./blokus3d_board";
 import { type Cube, FILES, orientation } from "./blokus3d_pieces";
 import { LETTER_COLOUR } from "./blokus3d_play";
+import { animate } from "./motion";
 
 const C = Math.cos(Math.PI / 6);
 const S = 0.5;
@@ -152,7 +153,7 @@ export class IsoBoard implements BoardRenderer {
         const [u, v] = uv(x, y);
         for (let z = 0; z < stack.length; z++) {
           const colour = LETTER_COLOUR[stack[z]] ?? "grey";
-          const cls = last.has(`${x},${y},${z}`) ? "b3-cube b3-last" : "b3-cube";
+          const cls = last.has(`${x},${y},${z}`) ? "b3-cube b3-last last-move" : "b3-cube";
           items.push({ depth: u + v - z, node: cubeFaces(u, v, z, colour, { class: cls, "data-x": x, "data-y": y }) });
         }
       }
@@ -180,6 +181,13 @@ export class IsoBoard implements BoardRenderer {
     }
     items.sort((a, b) => b.depth - a.depth);
     this.svg.replaceChildren(...under, ...items.map((i) => i.node), ...over);
+    if (data.drop) {
+      for (const cube of this.svg.querySelectorAll(".b3-last")) {
+        animate(cube, [{ transform: "translate(0px, -60px)", opacity: 0.3 }, { transform: "translate(0px, 0px)", opacity: 1 }], {
+          easing: "cubic-bezier(0.5, 0, 0.75, 1)",
+        });
+      }
+    }
     const corners: Array<[number, number]> = [];
     const maxH = Math.max(4, ...data.limits.flat());
     for (const [u, v] of [[-1.2, -1.2], [11.2, -1.2], [11.2, 11.2], [-1.2, 11.2]]) {

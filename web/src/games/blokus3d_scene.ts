@@ -14,6 +14,7 @@ import type { BoardRenderer, SceneData } from "./blokus3d_board";
 import { snapAxis } from "./blokus3d_board";
 import { COLOUR_HEX, type Cube, FILES } from "./blokus3d_pieces";
 import { LETTER_COLOUR } from "./blokus3d_play";
+import { MOVE_MS, countAnimation, reducedMotion } from "./motion";
 
 const CUBE = 0.94;
 const TURN_MS = 350;
@@ -113,6 +114,9 @@ export class ThreeBoard implements BoardRenderer {
   private turnFrom = 0;
   private turnStart = 0;
   private frame = 0;
+  /** The last piece's cubes falling into place, with their resting heights. */
+  private dropping: Array<[THREE.Mesh, number]> = [];
+  private dropStart = 0;
   private raycaster = new THREE.Raycaster();
   private down: { x: number; y: number } | null = null;
   private resize: ResizeObserver;
@@ -189,9 +193,11 @@ export class ThreeBoard implements BoardRenderer {
     this.table.add(base, grid);
     for (let i = 0; i < 10; i++) {
       const file = labelSprite(FILES[i]);
-      file.position.set(i - 4.5, 0.05, 5.35);
+      // Standing above the base (a sprite is centred on its position): sunk in it, the letters'
+      // lower part was hidden and g, j read as a, i.
+      file.position.set(i - 4.5, 0.32, 5.35);
       const rank = labelSprite(String(i + 1));
-      rank.position.set(-5.35, 0.05, 4.5 - i);
+      rank.position.set(-5.35, 0.32, 4.5 - i);
       for (const sprite of [file, rank]) {
         this.disposables.push(sprite.material.map!, sprite.material);
         this.table.add(sprite);
@@ -307,15 +313,23 @@ export class ThreeBoard implements BoardRenderer {
       this.clear(this.pieces, false);
       this.pickables = this.pickables.filter((o) => o.parent === this.structure);
       const last = new Set(data.last.map((c) => c.join(",")));
+      const dropping: THREE.Mesh[] = [];
       for (let y = 0; y < 10; y++) {
         for (let x = 0; x < 10; x++) {
           const stack = data.stacks[y][x];
           for (let z = 0; z < stack.length; z++) {
             const colour = LETTER_COLOUR[stack[z]] ?? "grey";
             const variant = last.has(`${x},${y},${z}`) ? "last" : "solid";
-            this.pickables.push(this.addCube(this.pieces, [x, y, z], colour, variant));
+            const mesh = this.addCube(this.pieces, [x, y, z], colour, variant);
+            this.pickables.push(mesh);
+            if (variant === "last") dropping.push(mesh);
           }
         }
+      }
+      if (data.drop && dropping.length && !reducedMotion()) {
+        this.dropping = dropping.map((mesh) => [mesh, mesh.position.y]);
+        this.dropStart = performance.now();
+        countAnimation();
       }
     }
     this.clear(this.overlay, false);
@@ -409,6 +423,13 @@ export class ThreeBoard implements BoardRenderer {
       const ease = t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2;
       this.table.rotation.y = t >= 1 ? target : this.turnFrom + (target - this.turnFrom) * ease;
       if (t < 1) this.requestFrame();
+    }
+    if (this.dropping.length) {
+      const t = Math.min(1, Math.max(0, (now - this.dropStart) / MOVE_MS));
+      const lift = 2.5 * (1 - t * t); // falls, faster and faster
+      for (const [mesh, rest] of this.dropping) mesh.position.y = rest + lift;
+      if (t < 1) this.requestFrame();
+      else this.dropping = [];
     }
     this.renderer.render(this.scene, this.camera);
   }

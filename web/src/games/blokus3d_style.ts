@@ -13,7 +13,8 @@ export const BLOKUS3D_CSS = `
 .b3-info { position: absolute; left: 10px; top: 8px; font-size: 0.9em; background: #ffffffd8; padding: 4px 8px; border-radius: 6px; max-width: 55%; }
 .b3-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .b3-bar .b3-place { font-weight: 700; background: #2f6fde; color: #fff; border-color: #1f4fa6; padding: 0 14px; }
-.b3-bar .b3-place:disabled { background: #b8c2d2; border-color: #9aa6b8; }
+.b3-bar .b3-place:hover:not(:disabled), .b3-bar .b3-place:focus-visible:not(:disabled) { background: #2559b8; color: #fff; }
+.b3-bar .b3-place:disabled { background: #b8c2d2; border-color: #9aa6b8; color: #1d2430; }
 .b3-bar button:disabled { opacity: 0.45; cursor: default; }
 .b3-choice { flex: 1 1 220px; font-size: 0.95em; }
 .b3-keys { font-size: 0.8em; color: #5a6577; }

@@ -194,6 +194,8 @@ export interface GameView {
   setLang?(lang: Lang): void;
   /** Remove listeners, animation loops and WebGL contexts. */
   destroy(): void;
+  /** Optional: settles once the view can describe moves (its code loaded); the shell then redraws. */
+  whenReady?(): Promise<void>;
 }
 
 export interface GameModule {

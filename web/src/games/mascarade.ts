@@ -8,6 +8,9 @@ import { BoardView } from "./board_view";
 import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
 import { CARDS, cardFace, cardSvg, describeCard, FEATURES, featureName, shared, valueName } from "./mascarade_face";
 import "./mascarade.css";
+import messages from "./mascarade_messages";
+import { youKey } from "./log_words";
+import { animate, oneMoveApart } from "./motion";
 
 /** The engine's observation (mascarade/game.py, `observation`). */
 interface MascaradeObservation {
@@ -39,65 +42,11 @@ function squareIndex(name: string): number {
   return (Number(name.slice(1)) - 1) * SIZE + FILES.indexOf(name[0]);
 }
 
-const messages = {
-  en: {
-    board: "Mascarade board",
-    hand: "Your hand",
-    no_hand: "You are watching: hands are hidden.",
-    pick_card: "Choose a mask from your hand (keys 1–{n}), then a highlighted square.",
-    pick_square: "Place {card}: choose a highlighted square (or Tab to one and press Enter).",
-    no_fit: "This mask fits nowhere now.",
-    pass: "Pass",
-    must_pass: "Nothing fits, even after drawing: you pass.",
-    drew: "Nothing fitted, so you drew a card.",
-    rule: "A mask goes next to the others and must share at least one feature with each neighbour.",
-    players: "Players",
-    cards_in_hand: "{n} in hand",
-    points: "{n} points",
-    draws: "{n} forced draws",
-    pool: "Pool: {n} cards",
-    start: "start",
-    place_on: "Place on {square}",
-    square_empty: "{square}",
-    placed_by: "{square}: {card} (by {name})",
-    shares: "Best square for mask {card}: {n} points",
-    log_place: "places mask {card} on {square}",
-    log_pass: "passes",
-    left_in_hand: "Left in hand",
-    card_n: "mask {n}",
-    cards_left: "Cards left",
-  },
-  fr: {
-    board: "Plateau de Mascarade",
-    hand: "Votre main",
-    no_hand: "Vous regardez : les mains sont cachées.",
-    pick_card: "Choisissez un masque de votre main (touches 1–{n}), puis une case en surbrillance.",
-    pick_square: "Poser {card} : choisissez une case en surbrillance (ou Tab puis Entrée).",
-    no_fit: "Ce masque ne va nulle part pour l'instant.",
-    pass: "Passer",
-    must_pass: "Rien ne va, même après la pioche : vous passez.",
-    drew: "Rien n'allait : vous avez pioché une carte.",
-    rule: "Un masque se pose à côté des autres et doit partager au moins un trait avec chaque voisin.",
-    players: "Joueurs",
-    cards_in_hand: "{n} en main",
-    points: "{n} points",
-    draws: "{n} pioches forcées",
-    pool: "Pioche : {n} cartes",
-    start: "départ",
-    place_on: "Poser en {square}",
-    square_empty: "{square}",
-    placed_by: "{square} : {card} (par {name})",
-    shares: "Meilleure case pour le masque {card} : {n} points",
-    log_place: "pose le masque {card} en {square}",
-    log_pass: "passe",
-    left_in_hand: "Restait en main",
-    card_n: "masque {n}",
-    cards_left: "Cartes restantes",
-  },
-};
 
 class MascaradeView extends BoardView<MascaradeObservation> {
   private selected: number | null = null;
+  /** The state shown last added one card to the board (it is animated once). */
+  private laid = false;
   private readonly boardWrap = h("div", { class: "mc-board" });
   private readonly prompt = h("p", { class: "mc-prompt", "aria-live": "polite" });
   private readonly handEl = h("section", { class: "mc-hand", "data-testid": "mc-hand" });
@@ -111,6 +60,11 @@ class MascaradeView extends BoardView<MascaradeObservation> {
   }
 
   update(view: MatchView): void {
+    const before = this.view;
+    this.laid =
+      oneMoveApart(before, view) &&
+      (view.observation as MascaradeObservation).placed.length ===
+        (before!.observation as MascaradeObservation).placed.length + 1;
     const active = document.activeElement as HTMLElement | null;
     const focusedSquare = active?.dataset?.square;
     const focusedCard = active?.dataset?.card;
@@ -134,9 +88,10 @@ class MascaradeView extends BoardView<MascaradeObservation> {
   }
 
   describe(entry: LogEntry): string {
-    if (entry.move === "pass") return this.ctx.t("log_pass");
+    const mine = entry.seat === this.view?.seat;
+    if (entry.move === "pass") return this.ctx.t(youKey(messages, "log_pass", mine));
     const [card, square] = entry.move.split("@");
-    return this.ctx.t("log_place", { card, square });
+    return this.ctx.t(youKey(messages, "log_place", mine), { card, square });
   }
 
   /** The legal placements of one card of the hand. */
@@ -169,6 +124,8 @@ class MascaradeView extends BoardView<MascaradeObservation> {
     const width = SIZE * S + pad * 2;
     const placedAt = new Map(obs.placed.map((p) => [p.square, p]));
     const last = obs.placed.at(-1)?.square;
+    const laid = this.laid;
+    this.laid = false;
     const targets = new Map(
       (this.selected === null ? [] : this.placements(this.selected)).map((a) => [squareIndex((a.move as { square: string }).square), a]),
     );
@@ -187,8 +144,21 @@ class MascaradeView extends BoardView<MascaradeObservation> {
       const g = s("g", { "data-square": name, transform: `translate(${x} ${y})` });
       g.append(s("rect", { x: 1.5, y: 1.5, width: S - 3, height: S - 3, rx: 6, class: square === START ? "mc-sq mc-start" : "mc-sq" }));
       if (placed) {
-        g.append(cardFace(CARDS[placed.card], 1, 1, S - 2));
-        if (square === last) g.append(s("rect", { x: 1, y: 1, width: S - 2, height: S - 2, rx: 7, class: "mc-last" }));
+        const face = s("g", { class: "mc-laid" }, cardFace(CARDS[placed.card], 1, 1, S - 2));
+        g.append(face);
+        if (square === last) {
+          g.classList.add("last-move");
+          g.append(s("rect", { x: 1, y: 1, width: S - 2, height: S - 2, rx: 7, class: "mc-last" }));
+          if (laid) {
+            // A card laid: it comes down onto its square.
+            face.style.transformBox = "fill-box";
+            face.style.transformOrigin = "center";
+            animate(face, [
+              { transform: "translate(0px, -18px) scale(1.25)", opacity: 0.2 },
+              { transform: "translate(0px, 0px) scale(1)", opacity: 1 },
+            ]);
+          }
+        }
         g.append(s("title", {}, t("placed_by", { square: name, card: this.cardLabel(placed.card), name: this.ctx.seatName(placed.seat) })));
       } else if (square === START && obs.placed.length === 0) {
         g.append(s("text", { x: S / 2, y: S / 2 + 4, class: "mc-start-label" }, t("start")));

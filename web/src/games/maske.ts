@@ -5,7 +5,8 @@
  *
  * Every control is one of `view.legal`: a move is a stick clicked, then a neighbouring hole per step
  * (its cost shown on the hole); the auction's bids are the legal `bid N` ids.  Keys: arrows step the
- * selected stick, 1/2 select a stick, P pass, D draw, Enter done, X drop, +/- change the bid.
+ * selected stick, 1/2 select a stick, P pass, D draw, Enter done (in the auction: bid), X drop, +/- change
+ * the bid.
  */
 
 import { h } from "../dom";
@@ -18,12 +19,30 @@ import {
   type MaskeObservation,
   choicesOf,
   holeName,
+  lastOnPlate,
   maskValues,
   neighbour,
   steppingSticks,
 } from "./maske_data";
 import { type HoleTarget, SEAT_COLOURS, type StickTarget, drawPlate, facePreview } from "./maske_plate";
 import { MASKE_CSS } from "./maske_style";
+import messages from "./maske_messages";
+import { youKey } from "./log_words";
+import { animate, oneMoveApart } from "./motion";
+
+/** A cup drawn in SVG: the emoji shows as a box where the font lacks it. */
+function trophy(): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("class", "ms-trophy");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("data-testid", "trophy");
+  svg.innerHTML =
+    '<path d="M4 2h8v3a4 4 0 0 1-8 0z" fill="#d4a017" stroke="#8a6a0a"/>' +
+    '<path d="M4 3H2a2 2 0 0 0 2 3M12 3h2a2 2 0 0 1-2 3" fill="none" stroke="#8a6a0a"/>' +
+    '<path d="M7 9h2v3H7zM5 12h6v2H5z" fill="#b8860b"/>';
+  return svg;
+}
 
 const MASK_NAMES_FR = [
   "Bouffon ricanant",
@@ -46,258 +65,6 @@ const MASK_NAMES_FR = [
   "Gobelin ricaneur",
 ];
 
-const messages = {
-  en: {
-    plate: "The plate under the top mask",
-    noMask: "No mask laid yet",
-    topMask: "Top mask: {name}",
-    lies: "lies {turn}",
-    turn0: "upright",
-    turn1: "a quarter turn clockwise",
-    turn2: "upside down",
-    turn3: "a quarter turn anticlockwise",
-    masks: "Masks: {left} left of {total}",
-    round: "Round {round} of {total}",
-    setupRound: "Set-up",
-    overRound: "All masks laid",
-    unmasking: "Unmasking: the masks beneath pay out at the end",
-    deck: "Deck: {n} cards",
-    topCard: "You know the top card: “{card}”",
-    legendSingle: "single ring pays 3",
-    legendDouble: "double ring pays 5",
-    legendCentre: "centre: no hole",
-    player: "Player",
-    points: "Points",
-    payday: "Payday",
-    paydayHelp: "What the player's sticks earn on the top mask as it lies",
-    placer: "lays the mask",
-    paysDouble: "pays double",
-    skips: "skips next action",
-    drawer: "drew the card",
-    highBid: "high bid {bid}",
-    bidding: "bidding",
-    outOfAuction: "out",
-    winner: "winner",
-    stickOf: "stick {n} ({name})",
-    holeLabel: "hole {hole}, pays {value}",
-    putStick: "Put stick {n} in hole {hole}",
-    stepTo: "Step {stick} {dir} to {hole} ({cost})",
-    jumpTo: "Jump {stick} to hole {hole}",
-    selectStick: "Select {stick} to move it",
-    chooseStick: "Choose {stick}",
-    cost1: "1 point",
-    costFree: "free",
-    dir_up: "up",
-    dir_right: "right",
-    dir_down: "down",
-    dir_left: "left",
-    waitingFor: "Waiting for {name}",
-    setupYou: "Put your stick {n} in a free hole: click a highlighted hole.",
-    setupOther: "{name} puts a stick in a free hole.",
-    layYou: "Lay the next mask, {name}: choose how it is turned.",
-    layOther: "{name} lays the next mask: {mask}.",
-    layOption: "{turn}: you earn +{pays}",
-    actionYou: "Your action: pass, move your sticks (1 point a step) or draw a card to auction.",
-    actionExtra: "An extra action from a card: pass, move or draw.",
-    actionOther: "{name} takes an action.",
-    movingYou: "Moving: {steps} step(s), {paid} point(s) paid so far. {points} points left.",
-    movingOther: "{name} is moving: {steps} steps so far.",
-    clickStick: "Click one of your sticks, then a highlighted hole next to it.",
-    noPoints: "No points left: you cannot move.",
-    blocked: "Your sticks are blocked: you cannot move.",
-    pass: "Pass",
-    draw: "Draw a card",
-    done: "Done",
-    drop: "Drop out",
-    decline: "Decline",
-    bid: "Bid {n}",
-    raise: "Raise to {n}",
-    bidAmount: "Your bid",
-    auction: "Auction: the card drawn by {name}",
-    yourCard: "Only you see this card:",
-    knownCard: "Everyone knows this card (it came round the deck):",
-    hiddenCard: "Face down: only {name} has seen it.",
-    currentBid: "Current bid: {bid} by {name}",
-    noBid: "No bid yet",
-    stillIn: "Still in: {names}",
-    auctionRule: "The buyer pays the drawer (the bank, if the drawer buys) before the card acts.",
-    canOnlyDrop: "You cannot bid more than {bid}: you can only drop out.",
-    opens: "You drew it: open with a bid, or decline and stay out.",
-    auctionOther: "{name} is bidding.",
-    effect: "{name} carries out the card:",
-    choosePlayer: "Choose the player to take {amount} points from.",
-    takeFrom: "Take from {name}",
-    turnMask: "Turn the mask a quarter turn:",
-    turnCw: "Clockwise ↻",
-    turnCcw: "Anticlockwise ↺",
-    pickOwn: "Choose one of your sticks to jump.",
-    pickOpponent: "Choose an opponent's stick to jump.",
-    placeJump: "Click the free hole the stick jumps to.",
-    jumpsLeft: "{n} jumps left",
-    pickSwapOwn: "Choose one of your sticks to swap.",
-    pickSwapOther: "Choose the opponent's stick to swap with it.",
-    freeSteps: "Free steps: {left} left. Click a stick, then a hole; Done to stop.",
-    freeStepsOne: "You may move one of your sticks 1 step for free (or Done).",
-    effectOther: "{name} decides.",
-    over: "Game over",
-    events: "What happened",
-    ev_lays: "{name} laid {mask}",
-    ev_passes: "{name} passed",
-    ev_draws: "{name} drew a card",
-    ev_moved: "{name} moved {steps} steps for {steps} points",
-    ev_moved_one: "{name} moved 1 step for 1 point",
-    ev_unsold: "Nobody bought the card {name} drew",
-    ev_bought: "{name} bought for {bid}: “{card}”",
-    ev_pays: "{payer} paid {payee} {amount}",
-    ev_bank: "the bank",
-    ev_payday: "Payday: {list}",
-    ev_jumps: "{stick} jumped to {hole}",
-    ev_swap: "{a} and {b} swapped places",
-    ev_steps: "{stick} stepped to {hole} (free)",
-    ev_skips: "{name} skipped an action (card)",
-    ev_turns_cw: "The mask turned a quarter clockwise",
-    ev_turns_ccw: "The mask turned a quarter anticlockwise",
-    log_hole: "chooses hole {hole}",
-    log_step: "steps {stick} {dir}",
-    log_step_own: "steps stick {n} {dir}",
-    log_pass: "passes",
-    log_draw: "draws a card",
-    log_done: "ends the move",
-    log_drop: "drops out",
-    log_lay: "lays the mask {turn}",
-    log_cw: "turns the mask clockwise",
-    log_ccw: "turns the mask anticlockwise",
-    log_stick: "chooses {stick}",
-    log_player: "chooses {name}",
-    log_bid: "bids {n}",
-    keys: "Keys: arrows step the selected stick · 1/2 select a stick · P pass · D draw · Enter done · X drop · +/- bid",
-  },
-  fr: {
-    plate: "Le plateau sous le masque du dessus",
-    noMask: "Aucun masque posé",
-    topMask: "Masque du dessus : {name}",
-    lies: "posé {turn}",
-    turn0: "droit",
-    turn1: "d'un quart de tour horaire",
-    turn2: "à l'envers",
-    turn3: "d'un quart de tour antihoraire",
-    masks: "Masques : {left} restants sur {total}",
-    round: "Manche {round} sur {total}",
-    setupRound: "Mise en place",
-    overRound: "Tous les masques sont posés",
-    unmasking: "Démasquage : les masques du dessous paient à la fin",
-    deck: "Paquet : {n} cartes",
-    topCard: "Vous connaissez la carte du dessus : « {card} »",
-    legendSingle: "anneau simple : 3",
-    legendDouble: "anneau double : 5",
-    legendCentre: "centre : pas de trou",
-    player: "Joueur",
-    points: "Points",
-    payday: "Paie",
-    paydayHelp: "Ce que rapportent les bâtons du joueur sur le masque du dessus tel qu'il est posé",
-    placer: "pose le masque",
-    paysDouble: "paie double",
-    skips: "passe sa prochaine action",
-    drawer: "a tiré la carte",
-    highBid: "meilleure offre {bid}",
-    bidding: "enchérit",
-    outOfAuction: "sorti",
-    winner: "gagnant",
-    stickOf: "bâton {n} ({name})",
-    holeLabel: "trou {hole}, paie {value}",
-    putStick: "Mettre le bâton {n} dans le trou {hole}",
-    stepTo: "Avancer {stick} vers {dir} en {hole} ({cost})",
-    jumpTo: "Faire sauter {stick} en {hole}",
-    selectStick: "Choisir {stick} pour le déplacer",
-    chooseStick: "Choisir {stick}",
-    cost1: "1 point",
-    costFree: "gratuit",
-    dir_up: "le haut",
-    dir_right: "la droite",
-    dir_down: "le bas",
-    dir_left: "la gauche",
-    waitingFor: "En attente de {name}",
-    setupYou: "Placez votre bâton {n} dans un trou libre : cliquez un trou en surbrillance.",
-    setupOther: "{name} place un bâton dans un trou libre.",
-    layYou: "Posez le masque suivant, {name} : choisissez son sens.",
-    layOther: "{name} pose le masque suivant : {mask}.",
-    layOption: "{turn} : vous gagnez +{pays}",
-    actionYou: "Votre action : passer, déplacer vos bâtons (1 point par pas) ou tirer une carte aux enchères.",
-    actionExtra: "Une action en plus grâce à une carte : passer, déplacer ou tirer.",
-    actionOther: "{name} joue son action.",
-    movingYou: "Déplacement : {steps} pas, {paid} points payés. Il vous reste {points} points.",
-    movingOther: "{name} se déplace : {steps} pas pour l'instant.",
-    clickStick: "Cliquez un de vos bâtons, puis un trou voisin en surbrillance.",
-    noPoints: "Plus de points : vous ne pouvez pas vous déplacer.",
-    blocked: "Vos bâtons sont bloqués : vous ne pouvez pas vous déplacer.",
-    pass: "Passer",
-    draw: "Tirer une carte",
-    done: "Terminé",
-    drop: "Abandonner",
-    decline: "Refuser",
-    bid: "Offrir {n}",
-    raise: "Monter à {n}",
-    bidAmount: "Votre offre",
-    auction: "Enchères : la carte tirée par {name}",
-    yourCard: "Vous seul voyez cette carte :",
-    knownCard: "Tout le monde connaît cette carte (elle a fait le tour du paquet) :",
-    hiddenCard: "Face cachée : seul·e {name} l'a vue.",
-    currentBid: "Offre actuelle : {bid} par {name}",
-    noBid: "Pas encore d'offre",
-    stillIn: "Encore en lice : {names}",
-    auctionRule: "L'acheteur paie celui qui a tiré (la banque s'il l'achète lui-même) avant que la carte agisse.",
-    canOnlyDrop: "Vous ne pouvez pas offrir plus de {bid} : vous ne pouvez qu'abandonner.",
-    opens: "Vous l'avez tirée : ouvrez les enchères, ou refusez et restez dehors.",
-    auctionOther: "{name} enchérit.",
-    effect: "{name} applique la carte :",
-    choosePlayer: "Choisissez le joueur à qui prendre {amount} points.",
-    takeFrom: "Prendre à {name}",
-    turnMask: "Tournez le masque d'un quart de tour :",
-    turnCw: "Sens horaire ↻",
-    turnCcw: "Sens antihoraire ↺",
-    pickOwn: "Choisissez un de vos bâtons à faire sauter.",
-    pickOpponent: "Choisissez un bâton adverse à faire sauter.",
-    placeJump: "Cliquez le trou libre où le bâton saute.",
-    jumpsLeft: "encore {n} sauts",
-    pickSwapOwn: "Choisissez un de vos bâtons à échanger.",
-    pickSwapOther: "Choisissez le bâton adverse avec lequel l'échanger.",
-    freeSteps: "Pas gratuits : encore {left}. Cliquez un bâton puis un trou ; Terminé pour arrêter.",
-    freeStepsOne: "Vous pouvez avancer un de vos bâtons d'un pas gratuitement (ou Terminé).",
-    effectOther: "{name} décide.",
-    over: "Partie terminée",
-    events: "Ce qui s'est passé",
-    ev_lays: "{name} : pose de {mask}",
-    ev_passes: "{name} : passe",
-    ev_draws: "{name} : pioche d'une carte",
-    ev_moved: "{name} : déplacement de {steps} pas pour {steps} points",
-    ev_moved_one: "{name} : déplacement d'un pas pour 1 point",
-    ev_unsold: "Personne n'achète la carte piochée par {name}",
-    ev_bought: "{name} : achat pour {bid} de « {card} »",
-    ev_pays: "Paiement de {amount} : {payer} → {payee}",
-    ev_bank: "la banque",
-    ev_payday: "Paie : {list}",
-    ev_jumps: "{stick} : saut en {hole}",
-    ev_swap: "{a} et {b} : échange de places",
-    ev_steps: "{stick} : pas gratuit en {hole}",
-    ev_skips: "{name} : action sautée (carte)",
-    ev_turns_cw: "Le masque tourne d'un quart de tour horaire",
-    ev_turns_ccw: "Le masque tourne d'un quart de tour antihoraire",
-    log_hole: "choisit le trou {hole}",
-    log_step: "avance {stick} vers {dir}",
-    log_step_own: "avance son bâton {n} vers {dir}",
-    log_pass: "passe",
-    log_draw: "pioche une carte",
-    log_done: "termine son déplacement",
-    log_drop: "abandonne",
-    log_lay: "pose le masque {turn}",
-    log_cw: "tourne le masque en sens horaire",
-    log_ccw: "tourne le masque en sens antihoraire",
-    log_stick: "choisit {stick}",
-    log_player: "choisit {name}",
-    log_bid: "offre {n}",
-    keys: "Touches : flèches pour avancer le bâton choisi · 1/2 choisir un bâton · P passer · D tirer · Entrée terminé · X abandonner · +/- offre",
-  },
-};
 
 const EVENTS = 8;
 
@@ -330,6 +97,7 @@ class MaskeView implements GameView {
   }
 
   update(view: MatchView): void {
+    const before = this.view;
     if (view.version !== this.view?.version || view.your_turn !== this.view?.your_turn) this.sent = false;
     this.view = view;
     this.obs = view.observation as MaskeObservation;
@@ -341,32 +109,63 @@ class MaskeView implements GameView {
     if (!bids.length) this.bidValue = null;
     else if (this.bidValue === null || !this.choices.bids.has(this.bidValue)) this.bidValue = Math.min(...bids);
     this.draw();
+    if (oneMoveApart(before, view)) this.animateMove(view);
+  }
+
+  /** The move just made, in motion: a stick's step slides, a stick put in drops, a mask laid or turned. */
+  private animateMove(view: MatchView): void {
+    const last = lastOnPlate(view.log, this.obs!.sticks.flat());
+    if (!last || last.version !== view.version) return;
+    const plate = this.left.querySelector(".ms-plate");
+    if (!plate) return;
+    if (last.mask) {
+      const face = plate.querySelector<SVGGElement>(".ms-face");
+      if (!face) return;
+      face.style.transformOrigin = "240px 240px";
+      const word = view.log.at(-1)?.move ?? "";
+      const from = last.mask === "lay" ? "scale(1.15)" : `rotate(${word === "turn ccw" ? 90 : -90}deg)`;
+      animate(face, [{ transform: from, opacity: last.mask === "lay" ? 0.3 : 1 }, { transform: "none", opacity: 1 }]);
+      return;
+    }
+    const stick = last.stick === null ? null : plate.querySelector(`[data-stick="${last.stick}"]`);
+    if (!stick) return;
+    if (last.holes.length >= 2) {
+      // One step: 60 units between holes.
+      const [a, b] = last.holes.slice(-2);
+      const dx = ((a % 7) - (b % 7)) * 60;
+      const dy = (Math.floor(a / 7) - Math.floor(b / 7)) * 60;
+      animate(stick, [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }]);
+    } else {
+      animate(stick, [{ transform: "translate(0px, -40px)", opacity: 0.2 }, { transform: "translate(0px, 0px)", opacity: 1 }]);
+    }
   }
 
   /** One move of the shell's log in words (the shell puts the player's name first). */
   describe(entry: LogEntry): string {
+    const mine = entry.seat === this.view?.seat;
+    const logT = (key: string, params?: Record<string, string | number>) => this.t(youKey(messages, key, mine), params);
     const words = entry.move.split(" ");
     const n = Number(words[1]);
-    if (/^[a-g][1-7]$/.test(entry.move)) return this.t("log_hole", { hole: entry.move });
+    if (/^[a-g][1-7]$/.test(entry.move)) return logT("log_hole", { hole: entry.move });
     switch (words[0]) {
       case "step":
-        if (Math.floor(n / 2) === entry.seat) return this.t("log_step_own", { n: (n % 2) + 1, dir: this.t(`dir_${words[2]}`) });
-        return this.t("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
+        if (Math.floor(n / 2) === entry.seat) return logT("log_step_own", { n: (n % 2) + 1, dir: this.t(`dir_${words[2]}`) });
+        return logT("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
       case "pass":
       case "draw":
       case "done":
       case "drop":
-        return this.t(`log_${words[0]}`);
+        return logT(`log_${words[0]}`);
       case "lay":
-        return this.t("log_lay", { turn: this.t(`turn${n}`) });
+        return logT("log_lay", { turn: this.t(`turn${n}`) });
       case "turn":
-        return this.t(words[1] === "cw" ? "log_cw" : "log_ccw");
+        return logT(words[1] === "cw" ? "log_cw" : "log_ccw");
       case "stick":
-        return this.t("log_stick", { stick: this.stickName(n) });
+        return logT("log_stick", { stick: this.stickName(n) });
       case "player":
-        return this.t("log_player", { name: this.name(n) });
+        return logT("log_player", { name: this.name(n) });
       case "bid":
-        return this.t("log_bid", { n });
+        return logT("log_bid", { n });
       default:
         return entry.move;
     }
@@ -425,14 +224,24 @@ class MaskeView implements GameView {
     else if ((k === "d" || k === "D") && !inInput) this.act(named.get("draw"));
     else if ((k === "x" || k === "X") && !inInput) this.act(named.get("drop"));
     else if (k === "Enter" && target.tagName !== "BUTTON" && !target.closest("[role=button]")) {
-      if (inInput && this.bidValue !== null) this.act(this.choices.bids.get(this.bidValue));
-      else this.act(named.get("done"));
+      if (this.bidValue !== null && this.choices.bids.size > 0) {
+        // In the auction Enter bids: the amount typed (read now: "change" comes after this key) or shown.
+        if (inInput && target instanceof HTMLInputElement) this.bidValue = this.clampBid(Number(target.value));
+        this.act(this.choices.bids.get(this.bidValue));
+      } else this.act(named.get("done"));
     } else if ((k === "+" || k === "-") && !inInput && this.bidValue !== null) this.nudgeBid(k === "+" ? 1 : -1);
     else if (k === "Escape" && this.selected !== null) {
       this.selected = null;
       this.draw();
     } else handled = false;
     if (handled) e.preventDefault();
+  }
+
+  /** A typed amount as the nearest bid allowed now. */
+  private clampBid(value: number): number {
+    const bids = [...this.choices.bids.keys()];
+    const v = Number.isFinite(value) ? Math.round(value) : Math.min(...bids);
+    return Math.max(Math.min(...bids), Math.min(Math.max(...bids), v));
   }
 
   private nudgeBid(step: number): void {
@@ -513,6 +322,7 @@ class MaskeView implements GameView {
       holes,
       stickTargets,
       title: this.t("plate"),
+      last: lastOnPlate(this.view?.log ?? [], sticks),
     });
   }
 
@@ -587,13 +397,14 @@ class MaskeView implements GameView {
         if (seat === auction.high) notes.push(this.t("highBid", { bid: auction.bid }));
         notes.push(auction.active.includes(seat) ? this.t("bidding") : this.t("outOfAuction"));
       }
-      if (obs.terminal && obs.winners.includes(seat)) notes.push(`🏆 ${this.t("winner")}`);
+      const won = obs.terminal && obs.winners.includes(seat);
+      if (won) notes.push(this.t("winner"));
       const pay = this.paydayNow(obs, seat);
       rows.push(
         h(
           "tr",
           { class: seat === obs.to_move ? "ms-to-move" : "", "data-seat": seat },
-          h("td", { class: seat === obs.seat ? "ms-me" : "" }, h("span", { class: "ms-swatch", style: `background: ${SEAT_COLOURS[seat % SEAT_COLOURS.length]}` }), this.name(seat), h("div", { class: "ms-notes" }, notes.join(" · "))),
+          h("td", { class: seat === obs.seat ? "ms-me" : "" }, h("span", { class: "ms-swatch", style: `background: ${SEAT_COLOURS[seat % SEAT_COLOURS.length]}` }), this.name(seat), h("div", { class: "ms-notes" }, won ? trophy() : null, notes.join(" · "))),
           h("td", { class: "num ms-points" }, String(obs.points[seat])),
           h("td", { class: "num", title: this.t("paydayHelp") }, pay === null || obs.terminal ? "—" : `+${pay}`),
         ),
@@ -750,7 +561,7 @@ class MaskeView implements GameView {
   private effectPanel(box: HTMLElement, obs: MaskeObservation, mine: boolean): void {
     const e = obs.effect;
     if (!e) return;
-    box.append(h("h3", {}, this.t("effect", { name: this.name(e.holder) })), this.cardFace(e.card, `#${e.card}`));
+    box.append(h("h3", {}, this.t(youKey(messages, "effect", e.holder === this.view?.seat), { name: this.name(e.holder) })), this.cardFace(e.card, `#${e.card}`));
     if (!mine) {
       box.append(hint(this.t("effectOther", { name: this.name(e.decider) })));
       return;

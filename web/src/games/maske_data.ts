@@ -7,7 +7,7 @@
 import cardsFile from "../../../src/masques/games/maske/cards.json";
 import masksFile from "../../../src/masques/games/maske/masks.json";
 import maskValuesFile from "../../../src/masques/games/maske/mask_values.json";
-import type { LegalAction } from "./contract";
+import type { LegalAction, LogEntry } from "./contract";
 
 export const SIZE = 7;
 export const CENTRE = 3 * SIZE + 3;
@@ -143,4 +143,50 @@ export function choicesOf(legal: LegalAction[]): Choices {
 /** Sticks that have a legal step now. */
 export function steppingSticks(choices: Choices): Set<number> {
   return new Set([...choices.steps.keys()].map((k) => Number(k.split(",")[0])));
+}
+
+/** The hole named `a1`..`g7`, or -1. */
+export function holeIndex(name: string): number {
+  const m = /^([a-g])([1-7])$/.exec(name);
+  return m ? (Number(m[2]) - 1) * SIZE + FILES.indexOf(m[1]) : -1;
+}
+
+/** What the last move on the plate touched: a stick put into (or jumping to) a hole, or a stick's
+ * steps in a row (`holes` from where it started to where it stands), or the mask laid or turned. */
+export interface PlateMove {
+  version: number;
+  stick: number | null;
+  holes: number[];
+  mask: "lay" | "turn" | null;
+}
+
+/** The last move on the plate, read from the log (the bids, passes and cards change nothing there). */
+export function lastOnPlate(log: LogEntry[], sticks: number[]): PlateMove | null {
+  for (let i = log.length - 1; i >= 0; i--) {
+    const move = log[i].move;
+    const version = log[i].version;
+    const hole = holeIndex(move);
+    if (hole >= 0) {
+      const stick = sticks.indexOf(hole);
+      return { version, stick: stick >= 0 ? stick : null, holes: [hole], mask: null };
+    }
+    if (move.startsWith("lay ")) return { version, stick: null, holes: [], mask: "lay" };
+    if (move.startsWith("turn ")) return { version, stick: null, holes: [], mask: "turn" };
+    const step = /^step (\d+) (\w+)$/.exec(move);
+    if (!step) continue;
+    const stick = Number(step[1]);
+    // Walk back over this stick's steps in a row, from where it stands now.
+    let at = sticks[stick] ?? -1;
+    const holes = [at];
+    for (let j = i; j >= 0 && at >= 0; j--) {
+      const back = /^step (\d+) (\w+)$/.exec(log[j].move);
+      if (!back || Number(back[1]) !== stick) break;
+      const d = DIRECTION_NAMES.indexOf(back[2]);
+      if (d < 0) break;
+      at = neighbour(at, (d + 2) % 4);
+      if (at >= 0) holes.unshift(at);
+    }
+    return { version, stick, holes, mask: null };
+  }
+  return null;
 }

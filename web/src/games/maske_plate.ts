@@ -6,13 +6,15 @@
  */
 
 import { s } from "../dom";
-import { CENTRE, FILES, SIZE, maskValues } from "./maske_data";
+import { CENTRE, FILES, SIZE, type PlateMove, maskValues } from "./maske_data";
 
 export const SEAT_COLOURS = ["#d9413a", "#2f6fde", "#2e9e4f", "#e0a81c", "#9b3fc2", "#1fa3b3"];
 
 const CELL = 60;
 const PAD = 60;
 const SPAN = PAD * 2 + CELL * (SIZE - 1); // 480
+/** Where the drawing starts, above and left of the plate: room for the coordinates. */
+const AXIS_GAP = -64;
 
 function centreOf(hole: number): [number, number] {
   return [PAD + (hole % SIZE) * CELL, PAD + Math.floor(hole / SIZE) * CELL];
@@ -116,23 +118,35 @@ export interface PlateDrawing {
   holes: Map<number, HoleTarget>;
   stickTargets: Map<number, StickTarget>;
   title: string;
+  /** The last move on the plate, marked (class `last-move`). */
+  last?: PlateMove | null;
 }
 
 export function drawPlate(d: PlateDrawing): SVGSVGElement {
+  // The coordinates stand outside everything the mask draws, whichever way it is turned (its crest
+  // and ribbons reach 34 units beyond the plate).
   const svg = s("svg", {
     class: "ms-plate",
-    viewBox: `-36 -40 ${SPAN + 72} ${SPAN + 76}`,
+    viewBox: `${AXIS_GAP} ${AXIS_GAP} ${SPAN + 40 - AXIS_GAP} ${SPAN + 40 - AXIS_GAP}`,
     role: "group",
     "aria-label": d.title,
   });
-  svg.append(faceLayer(d.maskId, d.orientation));
+  const face = faceLayer(d.maskId, d.orientation);
+  if (d.last?.mask) face.classList.add("last-move");
+  svg.append(face);
   const values = d.maskId === null ? new Array<number>(SIZE * SIZE).fill(0) : maskValues(d.maskId, d.orientation);
   for (let i = 0; i < SIZE; i++) {
     svg.append(
-      s("text", { x: PAD + i * CELL, y: -14, class: "ms-axis" }, FILES[i]),
-      s("text", { x: -22, y: PAD + i * CELL + 5, class: "ms-axis" }, String(i + 1)),
+      s("text", { x: PAD + i * CELL, y: AXIS_GAP + 20, class: "ms-axis", "data-axis": FILES[i] }, FILES[i]),
+      s("text", { x: AXIS_GAP + 12, y: PAD + i * CELL + 6, class: "ms-axis", "data-axis": String(i + 1) }, String(i + 1)),
     );
   }
+  const trail = d.last?.holes ?? [];
+  trail.forEach((hole, i) => {
+    const [x, y] = centreOf(hole);
+    const end = i === trail.length - 1;
+    svg.append(s("circle", { cx: x, cy: y, r: end ? 27 : 12, class: end ? "ms-last last-move" : "ms-last ms-trail" }));
+  });
   for (let hole = 0; hole < SIZE * SIZE; hole++) {
     const [x, y] = centreOf(hole);
     if (hole === CENTRE) {
@@ -173,6 +187,7 @@ export function drawPlate(d: PlateDrawing): SVGSVGElement {
     } else {
       svg.append(s("g", { "data-stick": g }, s("title", {}, d.stickLabel(g)), ...peg));
     }
+    if (d.last?.stick === g) svg.lastElementChild?.classList.add("last-moved");
   });
   return svg;
 }

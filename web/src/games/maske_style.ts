@@ -13,6 +13,10 @@ export const MASKE_CSS = `
 .ms-centre circle { fill: #00000022; stroke: #0000004d; stroke-width: 2; }
 .ms-centre path { stroke: #00000080; stroke-width: 3; stroke-linecap: round; }
 .ms-axis { font-size: 17px; fill: #6a6257; text-anchor: middle; font-weight: 600; }
+.ms-trophy { width: 1em; height: 1em; vertical-align: -0.15em; margin-right: 0.25em; }
+.ms-last { fill: none; stroke: #1d2430; stroke-width: 3; stroke-dasharray: 5 4; pointer-events: none; }
+.ms-trail { fill: #1d243040; stroke: none; }
+.ms-face.last-move > g > path:first-child { stroke-width: 9; }
 .ms-shadow { fill: #0000002e; }
 .ms-stick { stroke: #fff; stroke-width: 3.5; }
 .ms-stick-num { font-size: 17px; fill: #fff; font-weight: 700; text-anchor: middle; pointer-events: none; }

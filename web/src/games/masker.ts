@@ -8,6 +8,9 @@ import { h, s } from "../dom";
 import { BoardView } from "./board_view";
 import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
 import "./masker.css";
+import messages from "./masker_messages";
+import { youKey } from "./log_words";
+import { animate, oneMoveApart } from "./motion";
 
 /** The engine's observation (masker/game.py, `observation`). */
 interface MaskerObservation {
@@ -31,6 +34,9 @@ interface MaskerObservation {
   free_step: boolean;
   to_fill: number;
   terminal: boolean;
+  /** Every action so far (the board steps are the cells' numbers). */
+  moves: number[];
+  last_move: string | null;
   tokens: string[] | null;
   winners?: number[];
   scores?: number[];
@@ -103,80 +109,6 @@ interface Target {
   cell: number;
 }
 
-const messages = {
-  en: {
-    board: "Masker board",
-    your_colour: "Your secret colour",
-    team_colour: "Your team's secret colour (with {partner})",
-    keep_secret: "Capture the others' colours; keep yours on the board.",
-    watching: "Colours are secret: you see them when the game ends.",
-    colours_left: "Crosses left on the board",
-    players: "Captured piles",
-    held: "{n} of {capacity}",
-    out: "out ({colour})",
-    full: "full: passes",
-    colour_was: "colour: {colour}",
-    step_prompt: "Step {n} of {max}: click a highlighted cross.",
-    first_step: "Move the runner onto a highlighted cross.",
-    free_step: "Free step: the runner may jump onto any cross.",
-    stop: "Stop my turn",
-    stop_hint: "S",
-    complete: "Take {n} more crosses: choose whose piles to take the next one from.",
-    take_from: "Take from {name} ({n})",
-    keys: "Keys: arrows step the runner · Tab picks a cross, Enter takes it · S stops.",
-    step_to: "Step onto {square} ({colour})",
-    runner: "the runner",
-    hole: "hole",
-    height: "{n} high",
-    red: "red",
-    yellow: "yellow",
-    green: "green",
-    blue: "blue",
-    black: "black",
-    white: "white",
-    log_step: "steps onto {square}",
-    log_stop: "stops",
-    log_take: "takes a cross from {name}",
-    iso_note: "Stacks of up to four crosses, a1 farthest; only the top cross of a stack is in play. Left: seen from above, with each stack's height.",
-    result_title: "Own colour left on the board",
-  },
-  fr: {
-    board: "Plateau de Masker",
-    your_colour: "Votre couleur secrète",
-    team_colour: "La couleur secrète de votre équipe (avec {partner})",
-    keep_secret: "Prenez les couleurs des autres ; gardez la vôtre sur le plateau.",
-    watching: "Les couleurs sont secrètes : vous les verrez à la fin.",
-    colours_left: "Croix restant sur le plateau",
-    players: "Piles prises",
-    held: "{n} sur {capacity}",
-    out: "éliminé ({colour})",
-    full: "plein : passe",
-    colour_was: "couleur : {colour}",
-    step_prompt: "Pas {n} sur {max} : cliquez une croix en surbrillance.",
-    first_step: "Déplacez le coureur sur une croix en surbrillance.",
-    free_step: "Pas libre : le coureur peut sauter sur n'importe quelle croix.",
-    stop: "Finir mon tour",
-    stop_hint: "S",
-    complete: "Encore {n} croix à prendre : choisissez dans quelles piles prendre la suivante.",
-    take_from: "Prendre chez {name} ({n})",
-    keys: "Touches : flèches pour avancer · Tab choisit une croix, Entrée la prend · S finit le tour.",
-    step_to: "Aller sur {square} ({colour})",
-    runner: "le coureur",
-    hole: "trou",
-    height: "hauteur {n}",
-    red: "rouge",
-    yellow: "jaune",
-    green: "vert",
-    blue: "bleu",
-    black: "noir",
-    white: "blanc",
-    log_step: "avance sur {square}",
-    log_stop: "s'arrête",
-    log_take: "prend une croix chez {name}",
-    iso_note: "Piles de quatre croix au plus, a1 au fond ; seule la croix du dessus est en jeu. À gauche : vu de dessus, avec la hauteur de chaque pile.",
-    result_title: "Croix de sa couleur restantes",
-  },
-};
 
 class MaskerView extends BoardView<MaskerObservation> {
   private readonly prompt = h("p", { class: "mk-prompt", "aria-live": "polite" });
@@ -198,12 +130,35 @@ class MaskerView extends BoardView<MaskerObservation> {
 
   update(view: MatchView): void {
     const focused = (document.activeElement as HTMLElement | null)?.dataset?.square;
+    const before = this.view;
     this.view = view;
     this.draw();
+    const from = before ? (before.observation as MaskerObservation).runner : null;
+    if (from !== null && oneMoveApart(before, view) && from !== this.obs.runner) this.animateStep(from);
     if (focused) {
       const again = this.boardWrap.querySelector<SVGGElement>(`[data-square="${focused}"][tabindex]`);
       again?.focus();
     }
+  }
+
+  /** The cell of the runner's last step (a stop or a take is not on the board), or null. */
+  private lastStep(): number | null {
+    const cells = this.obs.rows * this.obs.cols;
+    const moves = this.obs.moves ?? [];
+    for (let i = moves.length - 1; i >= 0; i--) if (moves[i] < cells) return moves[i];
+    return null;
+  }
+
+  /** The runner slides from the cell it left to where it stands (the step just made). */
+  private animateStep(from: number): void {
+    const obs = this.obs;
+    const runner = this.boardWrap.querySelector(".mk-svg .mk-runner");
+    if (!runner) return;
+    const n = obs.cols;
+    const [dc, dr] = [(from % n) - (obs.runner % n), Math.floor(from / n) - Math.floor(obs.runner / n)];
+    // Flat: 64 units a cell; isometric: half a tile across and down per column/row.
+    const [dx, dy] = obs.variant === "3d" ? [((dc - dr) * 168) / 2, ((dc + dr) * 84) / 2] : [dc * 64, dr * 64];
+    animate(runner, [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }]);
   }
 
   /** Masker's scores count each seat's colour still on the board (the tie-break of MK-12). */
@@ -213,7 +168,8 @@ class MaskerView extends BoardView<MaskerObservation> {
   }
 
   describe(entry: LogEntry): string {
-    const t = this.ctx.t;
+    const mine = entry.seat === this.view?.seat;
+    const t = (key: string, params?: Record<string, string | number>) => this.ctx.t(youKey(messages, key, mine), params);
     if (entry.move === "stop") return t("log_stop");
     const take = /^take (\d)$/.exec(entry.move);
     if (take) return t("log_take", { name: this.ctx.seatName(Number(take[1])) });
@@ -272,6 +228,7 @@ class MaskerView extends BoardView<MaskerObservation> {
     const pad = 22;
     const width = obs.cols * S + pad * 2;
     const byCell = new Map(targets.map((x) => [x.cell, x]));
+    const last = this.lastStep();
     const svg = s("svg", {
       viewBox: `0 0 ${width} ${width}`,
       class: "mk-svg",
@@ -295,6 +252,10 @@ class MaskerView extends BoardView<MaskerObservation> {
       const target = byCell.get(cell);
       const g = s("g", { "data-square": square, transform: `translate(${x} ${y})`, ...this.targetAttrs(target, square, code ?? "") });
       g.append(s("rect", { x: 2, y: 2, width: S - 4, height: S - 4, rx: 8, class: "mk-cell" }));
+      if (cell === last) {
+        g.classList.add("last-move");
+        g.append(s("rect", { x: 5, y: 5, width: S - 10, height: S - 10, rx: 6, class: "mk-last" }));
+      }
       if (code === undefined) {
         g.append(s("circle", { cx: S / 2, cy: S / 2, r: S * 0.16, fill: "url(#mk-hole)", class: "mk-hole" }));
         g.append(s("title", {}, `${square}: ${this.ctx.t("hole")}`));
@@ -327,6 +288,7 @@ class MaskerView extends BoardView<MaskerObservation> {
     const H = W / 2; // tile depth on screen
     const T = 19; // slab thickness
     const byCell = new Map(targets.map((x) => [x.cell, x]));
+    const last = this.lastStep();
     const n = obs.rows;
     const originX = (n * W) / 2 + 24;
     const originY = 4 * T + 34;
@@ -418,6 +380,11 @@ class MaskerView extends BoardView<MaskerObservation> {
         }
         g.append(slab);
       });
+      if (cell === last) {
+        g.classList.add("last-move");
+        const [cx, cy] = project(col + 0.5, row + 0.5, stack.length);
+        g.append(s("ellipse", { cx, cy, rx: W * 0.36, ry: H * 0.36, class: "mk-last" }));
+      }
       if (target) {
         g.append(s("polygon", { points: points(shape.map(([u, v]) => project(col + u, row + v, stack.length))), class: "mk-ring" }));
       }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...ai.bots import Bot
 from ...ai.parts import BotParts, relative
 from ...engine import State
+from ...extras import available
 from .game import MascaradeState
 
 FLEXIBLE_SQUARES = 4
@@ -98,7 +99,10 @@ def endgame_bot(level: str) -> Bot:
 
 
 def warm_up() -> None:
-    """Load, or the first time on a machine compile (numba caches it on disk), the endgame solver."""
+    """Load, or the first time on a machine compile (numba caches it on disk), the endgame solver
+    (nothing to do without numba: the plain solver needs no compiling)."""
+    if not available("numba"):
+        return
     from .endgame_core import warm_up as load_solver
 
     load_solver()

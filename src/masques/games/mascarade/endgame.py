@@ -23,8 +23,9 @@ import random
 from collections.abc import Sequence
 
 from ...ai.bots import Bot
-from ...ai.search import best_by_evaluation, best_valued
+from ...ai.search import SearchBot, best_by_evaluation, best_valued
 from ...engine import JSON, Game
+from ...extras import available
 from .bot import FITTING, FLEXIBLE, FLEXIBLE_SQUARES
 from .bot import evaluate as mascarade_value
 from .game import (
@@ -44,6 +45,8 @@ MAX_PLAYERS = 4
 WIN = 2
 TIE = 1
 LOSS = 0
+ANALYSIS_ITERATIONS = 300
+"""The tree search that values Mascarade's moves before the endgame, for analysis."""
 """Outcomes for the solving seat: a tie (MC-8 b, fewest cards shared) is worth the lot's share."""
 
 _RANDOM = random.Random("mascarade-endgame")
@@ -63,8 +66,12 @@ def search(
     state: MascaradeState, seat: int, actions: list[int], budget: int
 ) -> tuple[dict[int, int] | None, int]:
     """:func:`solve`'s answer and the nodes it searched (``budget + 1`` when it gave up), by the
-    compiled solver (``endgame_core``).  Its oracle, the same search written plainly in Python, is
-    kept with the tests, which hold the two to the same outcomes and node counts."""
+    compiled solver (``endgame_core``), or where numba is not installed by the same search written
+    plainly in Python (``endgame_plain``: the same outcomes and node counts, only slower)."""
+    if not available("numba"):
+        from .endgame_plain import search as plain_search
+
+        return plain_search(state, seat, actions, budget)
     from .endgame_core import solve_compiled
 
     outcomes, nodes = solve_compiled(state, seat, actions, budget)
@@ -336,6 +343,59 @@ class EndgameBot:
             return best[0]
         return best_by_evaluation(worlds, best, seat, mascarade_value, rng)
 
+    def action_values(
+        self,
+        game: Game,
+        seat: int,
+        observations: Sequence[JSON],
+        legal_actions: Sequence[int],
+        rng: random.Random,
+        *,
+        include: int | None = None,
+    ) -> tuple[int, dict[int, float]]:
+        """For analysis: the move this bot prefers and move values as shares of a win.  Where it
+        solves, each move's solved outcome averaged over the draws; where it rolls out, the rolled
+        moves' outcomes (``include`` rolled too); before that, a tree search's values (the greedy
+        evaluation is no chance of winning)."""
+        actions = list(legal_actions)
+        obs = observations[-1]
+        pool = int(obs["pool_size"])
+        early = game.name != "mascarade" or obs["scoring"] or pool > max(self.reach, self.rollout_reach)
+        if early or (pool > self.reach and game.num_players != 2):
+            return self._searcher().action_values(game, seat, observations, actions, rng, include=include)
+        if pool > self.reach:
+            worlds = self._worlds(game, seat, observations, rng, self.rollout_samples)
+            per_world = [greedy_values(world, actions) for world in worlds]
+            greedy = {a: sum(v[i] for v in per_world) / len(worlds) for i, a in enumerate(actions)}
+            ranked = sorted(actions, key=lambda a: -greedy[a])[: self.rollout_moves]
+            if include is not None and include in actions and include not in ranked:
+                ranked.append(include)
+            totals = {
+                a: t / (WIN * len(worlds)) for a, t in self._rollouts(worlds, ranked, seat, rng).items()
+            }
+            best = max(ranked[: self.rollout_moves], key=lambda a: totals[a] + 1e-3 * greedy[a])
+            return best, totals
+        unseen = 100 - len(obs["placed"]) - len(obs["hand"])
+        count = self.samples if (pool > 0 or game.num_players > 2) and unseen > 0 else 1
+        worlds = self._worlds(game, seat, observations, rng, count)
+        sums = dict.fromkeys(actions, 0)
+        for world in worlds:
+            outcomes = solve(world, seat, actions, self.budget)
+            if outcomes is None:
+                return self._searcher().action_values(game, seat, observations, actions, rng, include=include)
+            for action, outcome in outcomes.items():
+                sums[action] += outcome
+        values = {a: sums[a] / (WIN * len(worlds)) for a in actions}
+        top = max(sums.values())
+        tied = [a for a in actions if sums[a] == top]
+        choice = tied[0] if len(tied) == 1 else best_by_evaluation(worlds, tied, seat, mascarade_value, rng)
+        return choice, values
+
+    @staticmethod
+    def _searcher() -> SearchBot:
+        """Values before the endgame: a tree search with playouts to the end."""
+        return SearchBot(ANALYSIS_ITERATIONS, name="analysis")
+
     def _roll(
         self, game: Game, seat: int, observations: Sequence[JSON], actions: list[int], rng: random.Random
     ) -> int:
@@ -348,17 +408,25 @@ class EndgameBot:
                 total += world_values[index]
             values[action] = total / len(worlds)
         ranked = sorted(actions, key=lambda a: -values[a])[: self.rollout_moves]
-        totals: dict[int, float] = {}
-        for action in ranked:
+        totals = {a: t + 1e-3 * values[a] for a, t in self._rollouts(worlds, ranked, seat, rng).items()}
+        self.rolled += 1
+        return max(ranked, key=lambda a: totals[a])
+
+    def _rollouts(
+        self, worlds: list[MascaradeState], actions: list[int], seat: int, rng: random.Random
+    ) -> dict[int, int]:
+        """Each action's outcomes summed over the worlds, each played on by :func:`rollout_outcome`
+        (an endgame too big for the budget counts as a tie)."""
+        totals: dict[int, int] = {}
+        for action in actions:
             total = 0
             for world in worlds:
                 child = world.clone()
                 child.apply(action)
                 outcome = rollout_outcome(child, seat, rng, self.rollout_budget)
                 total += TIE if outcome is None else outcome
-            totals[action] = total + 1e-3 * values[action]
-        self.rolled += 1
-        return max(ranked, key=lambda a: totals[a])
+            totals[action] = total
+        return totals
 
     def _worlds(
         self, game: Game, seat: int, observations: Sequence[JSON], rng: random.Random, count: int

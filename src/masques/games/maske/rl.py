@@ -10,7 +10,21 @@ import numpy as np
 from ...engine import JSON
 from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
 from .data import CARDS, MASK_VALUES, MASKS, SIZE
-from .game import ACTION, AUCTION, DRAW, LAY, MAX_BID, MOVING, PASS, STEP, MaskeGame, MaskeState
+from .game import (
+    ACTION,
+    AUCTION,
+    DRAW,
+    DROP,
+    EFFECT,
+    LAY,
+    MAX_BID,
+    MOVING,
+    PASS,
+    SETUP,
+    STEP,
+    MaskeGame,
+    MaskeState,
+)
 
 HOLES = SIZE * SIZE
 PHASES = ("setup", "lay", "action", "moving", "auction", "effect", "over")
@@ -90,9 +104,12 @@ class MaskeEncoder(Encoder[MaskeGame]):
 
     def mask(self, state: MaskeState) -> Mask:  # type: ignore[override]
         """The kept mask of the engine's own legal list, read without the copy ``legal_actions``
-        hands out (the list is built once per position, and the next ``apply`` reads it too)."""
+        hands out (the list is built once per position, and the next ``apply`` reads it too); a
+        mask already kept is copied here, a call less."""
         legal = state._legal
-        return self.kept_mask(tuple(state.legal_actions() if legal is None else legal))
+        key = tuple(state.legal_actions() if legal is None else legal)
+        mask = self.built_masks.get(key)
+        return self.kept_mask(key) if mask is None else mask.copy()
 
     def encode(self, obs: JSON) -> Array:
         n = self.game.num_players
@@ -214,7 +231,8 @@ class MaskeTracker(Tracker[MaskeState]):
     from what was written last, one seat's or one stick's value at a time.  The two most common
     actions touch few fields, so after them only those are compared: a bid or a drop that leaves
     the auction going changes only the auction's bid, high bidder, turn and bidders; a paid step
-    that leaves the move going, only the sticks, the points and the steps paid.  Public facts go in
+    that leaves the move going, only the sticks, the points and the steps paid; a draw, only the deck
+    and the new auction; a card nobody buys, the auction, the deck and the turn.  Public facts go in
     the base with absolute seats; the seat block comes from the two constants after the blocks.
     What only some seats may see (the drawn card, the deck cards each knows) is kept per seat after
     them, from each seat's own knowledge bits as the observation shows them, and a seat's view
@@ -225,7 +243,7 @@ class MaskeTracker(Tracker[MaskeState]):
         super().__init__(encoder.size + 2 + n * PRIVATE)
         self.enc = encoder
         self.n = n
-        self.views = encoder.views
+        self.views = self.gather = encoder.views
         self.private = encoder.private
         self.stick_at = [encoder.sticks + g * HOLES for g in range(2 * n)]
         self.points_at, self.steps_at = encoder.points, encoder.extra + n + 1
@@ -234,6 +252,9 @@ class MaskeTracker(Tracker[MaskeState]):
         self.bid_at = encoder.auction + 1 + len(CARDS) + 2 * n
         self.high_at, self.turn_at = self.bid_at + 1, self.bid_at + 1 + n
         self.active_at = self.bid_at + 1 + 2 * n
+        self.knew_at = encoder.auction + 1 + len(CARDS)
+        self.drawer_at = self.knew_at + n
+        self.deck_at = [private + len(CARDS) for private in self.private]  # each seat's deck block
         # what was written last (None: nothing yet, the base is zero there)
         self.sticks: list[int] = []
         self.points: list[int | None] = []
@@ -253,9 +274,11 @@ class MaskeTracker(Tracker[MaskeState]):
         self.bid: tuple[Any, ...] = ()  # bid, high, turn as written
         self.active: list[int] = []
         self.effect: tuple[Any, ...] | None = None
+        self.effecting: dict[str, Any] | None = None  # the state's effect it was read from
         self.known = [0] * n  # per seat: how many deck cards it knows
         self.deck: tuple[int, int, int] = (0, 0, -1)  # length, who knows the top card, the top card
         self.tops: list[int] = []  # per seat: the deck_top one written (-1: none)
+        self.counts: list[int] = []  # per seat: the count of known cards written
 
     def rebuild(self, state: MaskeState) -> None:
         enc, cells, n = self.enc, self.cells, self.n
@@ -271,11 +294,12 @@ class MaskeTracker(Tracker[MaskeState]):
         self.top = self.lay = None
         self.left = self.round = -1
         self.extra, self.skip, self.double = [], [False] * n, [False] * n
-        self.auction = self.bidding = self.effect = None
+        self.auction = self.bidding = self.effect = self.effecting = None
         self.bid, self.active = (), []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
         self.deck = (-1, 0, -1)
         self.tops = [-1] * n
+        self.counts = [0] * n
         self._sync(state)
 
     def advance(self, state: MaskeState, action: int) -> bool:
@@ -302,6 +326,24 @@ class MaskeTracker(Tracker[MaskeState]):
             if before != ACTION:
                 self._phase(phase)
             return True
+        elif phase == EFFECT:
+            effect, written = state.effect, self.effect
+            if (
+                before == EFFECT
+                and effect is not None
+                and effect is self.effecting
+                and written is not None
+                and effect["op"] == written[2]
+            ):
+                # a decision within the same primitive of the card (a stick picked, placed or
+                # stepped, free): it moves at most sticks, and the effect's own fields
+                self._moves(state)
+                self._effect(effect)
+                return True
+        elif phase == SETUP and before == SETUP:  # MS-7: a stick put, and the next seat to put one
+            self._moves(state)
+            self._turn(state)
+            return True
         known = state.known
         size = self.deck[0]
         if len(known) != size:
@@ -315,8 +357,15 @@ class MaskeTracker(Tracker[MaskeState]):
                 return False
             self._deck(state)
             auction = state.auction
-            if action == DRAW and before == ACTION and auction is not None:  # a draw opens an auction
-                self._auction(auction)
+            if action == DRAW and before == ACTION and auction is not None:
+                self._open(auction)  # a draw opens an auction (none is written in the action phase)
+                self._phase(phase)
+                return True
+            if action == DROP and before == AUCTION and phase == ACTION and self.bid[1] is None:
+                # the auction ends unsold: the card went under the deck (above) and the round's next
+                # action is given; no points move, and no payday (it would have made the phase lay)
+                self._end_auction()
+                self._turn(state)
                 self._phase(phase)
                 return True
         self._sync(state)
@@ -435,7 +484,11 @@ class MaskeTracker(Tracker[MaskeState]):
 
     def _phase(self, phase: str) -> None:
         self.phase = phase
-        self._mark(2, self.phase_at + PHASE_INDEX[phase])
+        cells, marks = self.cells, self.marks
+        if marks[2] >= 0:
+            cells[marks[2]] = 0.0
+        mark = marks[2] = self.phase_at + PHASE_INDEX[phase]
+        cells[mark] = 1.0
 
     def _mark(self, k: int, mark: int) -> None:
         """Move the one of a one-hot block (``marks[k]``) to base index ``mark``."""
@@ -446,21 +499,25 @@ class MaskeTracker(Tracker[MaskeState]):
         self.marks[k] = mark
 
     def _auction(self, auction: dict[str, Any]) -> None:
-        self.bidding = auction
         key = (auction["card"], auction["knew"], auction["drawer"])
         if key != self.auction:  # a new auction
             self._end_auction()
+            self._open(auction)
+        else:
             self.bidding = auction
-            self.auction = key
-            cells, n = self.cells, self.n
-            card, knew, drawer = key
-            cells[self.enc.auction] = 1.0
-            start = self.enc.auction + 1 + len(CARDS)
-            for s in range(n):
-                if knew >> s & 1:
-                    cells[start + s] = 1.0
-                    cells[self.private[s] + card] = 1.0  # the card, to those who know it
-            cells[start + n + drawer] = 1.0
+            self._bids(auction)
+
+    def _open(self, auction: dict[str, Any]) -> None:
+        """A new auction, where no auction is written."""
+        self.bidding = auction
+        card, knew, drawer = self.auction = (auction["card"], auction["knew"], auction["drawer"])
+        cells, knew_at = self.cells, self.knew_at
+        cells[self.enc.auction] = 1.0
+        for s, private in enumerate(self.private):
+            if knew >> s & 1:
+                cells[knew_at + s] = 1.0
+                cells[private + card] = 1.0  # the card, to those who know it
+        cells[self.drawer_at + drawer] = 1.0
         self._bids(auction)
 
     def _bids(self, auction: dict[str, Any]) -> None:
@@ -506,6 +563,7 @@ class MaskeTracker(Tracker[MaskeState]):
         self.active = []
 
     def _effect(self, effect: dict[str, Any] | None) -> None:
+        self.effecting = effect
         key = None
         if effect is not None:
             key = (
@@ -544,20 +602,26 @@ class MaskeTracker(Tracker[MaskeState]):
 
     def _deck(self, state: MaskeState) -> None:
         """Each seat's deck block: the top card if it knows it, and how many cards it knows."""
-        cells, tops = self.cells, self.tops
+        cells, tops, counts = self.cells, self.tops, self.counts
         known = state.known
-        self.deck = (len(known), known[0], state.deck[0]) if known else (0, 0, -1)
-        _, first, card = self.deck
-        for s in range(self.n):
-            at = self.private[s] + len(CARDS)
+        if known:
+            first, card = known[0], state.deck[0]
+        else:
+            first, card = 0, -1
+        self.deck = (len(known), first, card)
+        for s, at in enumerate(self.deck_at):
             top = at + card if first >> s & 1 else -1
-            if top != tops[s]:
-                if tops[s] >= 0:
-                    cells[tops[s]] = 0.0
+            old = tops[s]
+            if top != old:
+                if old >= 0:
+                    cells[old] = 0.0
                 if top >= 0:
                     cells[top] = 1.0
                 tops[s] = top
-            cells[at + len(CARDS)] = self.known[s] / len(CARDS)
+        for s, count in enumerate(self.known):
+            if count != counts[s]:
+                counts[s] = count
+                cells[self.deck_at[s] + len(CARDS)] = count / len(CARDS)
 
     def view(self, state: MaskeState, seat: int) -> Array:
         return self.base.take(self.views[seat], mode="wrap")  # every index is in range: no checks

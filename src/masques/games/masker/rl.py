@@ -96,9 +96,12 @@ class MaskerEncoder(Encoder[MaskerGame]):
 
     def mask(self, state: MaskerState) -> Mask:  # type: ignore[override]
         """The kept mask of the engine's own legal list, read without the copy ``legal_actions``
-        hands out (the list is built once per position, and the next ``apply`` reads it too)."""
+        hands out (the list is built once per position, and the next ``apply`` reads it too); a
+        mask already kept is copied here, a call less."""
         legal = state._legal
-        return self.kept_mask(tuple(state.legal_actions() if legal is None else legal))
+        key = tuple(state.legal_actions() if legal is None else legal)
+        mask = self.built_masks.get(key)
+        return self.kept_mask(key) if mask is None else mask.copy()
 
     def encode(self, obs: JSON) -> Array:
         game = self.game
@@ -188,7 +191,8 @@ class MaskerTracker(Tracker[MaskerState]):
         self.scale = encoder.scale
         self.views = encoder.views
         self.pile_at = [encoder.piles + seat * PILE_CODES for seat in range(game.num_players)]
-        self.held_at, self.on_board_at = encoder.held, encoder.on_board
+        self.held_at = [encoder.held + seat for seat in range(game.num_players)]
+        self.on_board_at = encoder.on_board
         self.steps_at = encoder.steps
         self.to_move_at, self.flags_at = encoder.to_move, encoder.flags
         self.tops: list[int] = []  # top code of each cell, -1 for a hole
@@ -218,6 +222,8 @@ class MaskerTracker(Tracker[MaskerState]):
                 else:
                     tops.append(-1)
         self.runner = state.runner
+        # the tokens never change in a game (MK-3): each seat's view index is fixed until the next
+        self.gather = [self.views[seat][state.tokens[self.team[seat]]] for seat in range(len(self.team))]
         scale = enc.scale
         for code, count in enumerate(state.on_board):
             if count:
@@ -251,24 +257,27 @@ class MaskerTracker(Tracker[MaskerState]):
             pile = state.piles[mover]
             scale = self.scale[captured]
             cells[self.pile_at[mover] + captured] = pile.count(captured) * scale
-            cells[self.held_at + mover] = len(pile) / self.capacity
+            cells[self.held_at[mover]] = len(pile) / self.capacity
             cells[self.on_board_at + captured] = state.on_board[captured] * scale
             if len(state.eliminations) != self.eliminations:
                 self._piles(state)  # an elimination moves crosses between piles
         elif action > STOP or len(state.eliminations) != self.eliminations:
             self._piles(state)  # a completion moves crosses between piles
-        if state.steps != self.steps:
-            cells[self.steps_at + self.steps] = 0.0
-            self.steps = state.steps
-            cells[self.steps_at + self.steps] = 1.0
+        steps = state.steps
+        if steps != self.steps:
+            at = self.steps_at
+            cells[at + self.steps] = 0.0
+            cells[at + steps] = 1.0
+            self.steps = steps
         player = state.player  # TERMINAL once the game is over
         if player != self.to_move:
+            at = self.to_move_at
             if self.to_move != TERMINAL:
-                cells[self.to_move_at + self.to_move] = 0.0
+                cells[at + self.to_move] = 0.0
             if player != TERMINAL:
-                cells[self.to_move_at + player] = 1.0
+                cells[at + player] = 1.0
             self.to_move = player
-        if state.free_pending != self.free or self.complete or state.phase == COMPLETE:
+        if self.complete or state.free_pending != self.free or state.phase == COMPLETE:
             self._flags(state)
         return True
 

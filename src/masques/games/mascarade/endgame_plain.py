@@ -1,13 +1,14 @@
-"""The Mascarade endgame solver written plainly in Python: the oracle of the compiled one.
+"""The Mascarade endgame solver written plainly in Python: the oracle of the compiled one, and the
+solver the bots use where numba is not installed (the ``fast`` extra).
 
-``masques.games.mascarade.endgame_core`` searches the same positions in the same order with the same
-memo; the tests hold it to this one (outcomes, node counts, budget failures), and
-``benchmarks/mascarade_endgame.py`` times the two.
+``endgame_core`` searches the same positions in the same order with the same memo, so both give the
+same outcomes and node counts and run out of budget at the same node; the tests hold the compiled
+one to this, and ``benchmarks/mascarade_endgame.py`` times the two.
 """
 
 from __future__ import annotations
 
-from masques.games.mascarade.endgame import (
+from .endgame import (
     DRAW_KEYS,
     HOLD_KEYS,
     LOSS,
@@ -17,7 +18,7 @@ from masques.games.mascarade.endgame import (
     TIE,
     WIN,
 )
-from masques.games.mascarade.game import (
+from .game import (
     ALL_CARDS,
     COMPATIBLE,
     HAND,

@@ -1,0 +1,145 @@
+"""Structured logs: one JSON object per line, each with the request and the match it belongs to.
+
+A middleware gives every HTTP request and WebSocket connection an id (the client's ``X-Request-ID``
+when it is a short plain token, else a new one, sent back in the response) and notes the match its
+path names; both ride in context variables, so any log line written while serving it carries them.
+The access log is written here, once per request: method, path without its query (a token may be
+in one), status, duration, and the client's hashed key — never headers, cookies or bodies.  What
+the modules log never includes tokens, passwords, seeds, secrets or any part of a position.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .limits import client_key
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+match_id: ContextVar[str | None] = ContextVar("match_id", default=None)
+
+access = logging.getLogger("masques.access")
+
+GIVEN_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+MATCH_PATH = re.compile(r"^/(?:api/matches|ws/matches|match)/([0-9a-f]{16})(?:/|$)")
+FIELDS = ("event", "method", "path", "status", "ms", "client", "match", "seat", "game", "level", "code")
+"""Extra fields a log call may pass (``extra={...}``) that the JSON line keeps."""
+
+
+class JsonFormatter(logging.Formatter):
+    """A record as one line of JSON: time, level, logger, message, the request and match ids, and
+    the known extra fields; an exception's type and traceback when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = getattr(record, "request_id", None) or request_id.get()
+        mid = getattr(record, "match", None) or match_id.get()
+        if rid is not None:
+            line["request_id"] = rid
+        if mid is not None:
+            line["match"] = mid
+        for name in FIELDS:
+            if name == "match":
+                continue
+            value = record.__dict__.get(name)
+            if value is not None:
+                line[name] = value
+        if record.exc_info:
+            line["error"] = record.exc_info[0].__name__ if record.exc_info[0] else None
+            line["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+class Stamp(logging.Filter):
+    """Writes the request and match ids on each record as it is made (a handler may format it later,
+    out of the request's context)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "request_id", None) is None:
+            record.request_id = request_id.get()
+        if getattr(record, "match", None) is None:
+            record.match = match_id.get()
+        return True
+
+
+def configure(level: str = "info", fmt: str = "json") -> None:
+    """Send every log line (the server's, uvicorn's) to stderr, as JSON lines or as plain text."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(Stamp())
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error"):
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = True
+    logging.getLogger("uvicorn.access").disabled = True  # the access log is ours (no query strings)
+
+
+class RequestLog:
+    """Ids for each request and connection, and the access log."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        rid = given if GIVEN_ID.fullmatch(given) else uuid.uuid4().hex
+        path: str = scope.get("path", "")
+        found = MATCH_PATH.match(path)
+        tokens = request_id.set(rid), match_id.set(found.group(1) if found else None)
+        started = time.perf_counter()
+        status = 0
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode("latin-1"))]
+            elif message["type"] == "websocket.accept":
+                status = 101
+            elif message["type"] == "websocket.close" and not status:
+                status = 403
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            client = scope.get("client")
+            access.info(
+                "%s %s %s",
+                scope.get("method", "WS"),
+                path,
+                status,
+                extra={
+                    "event": "access",
+                    "method": scope.get("method", "WS"),
+                    "path": path,
+                    "status": status,
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                    "client": client_key(client[0] if client else None),
+                },
+            )
+            request_id.reset(tokens[0])
+            match_id.reset(tokens[1])

@@ -1,0 +1,67 @@
+"""What an operator watches: Prometheus metrics of one server process, served at ``/metrics``.
+
+Each app has its own collector registry (several apps in one process, as in the tests, never mix
+their counts).  Live figures (matches and connections in memory, the bot queue) are read when
+scraped; counters and histograms are updated where the work happens.  No label carries a match,
+a player or anything of a position: only kinds, levels and error codes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+if TYPE_CHECKING:
+    from .matches import Registry
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+THINK_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+
+
+class Metrics:
+    """The process's metrics; ``watch`` binds the live figures to a registry of matches."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.actions = Counter(
+            "masques_actions", "Actions committed, by who made them", ["by"], registry=self.registry
+        )
+        self.move_latency = Histogram(
+            "masques_human_move_seconds",
+            "From a person's action message to the last view of it handed to the connections",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.bot_think = Histogram(
+            "masques_bot_think_seconds",
+            "Time a bot decision (or an analysis's judgement) took in a worker",
+            buckets=THINK_BUCKETS,
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "masques_errors", "Requests and messages refused, by error code", ["code"], registry=self.registry
+        )
+        self.live_matches = Gauge(
+            "masques_live_matches", "Matches in this process's memory", registry=self.registry
+        )
+        self.connections = Gauge("masques_connections", "Open WebSocket connections", registry=self.registry)
+        self.bot_queue = Gauge(
+            "masques_bot_queue_depth", "Bot decisions waiting for a worker", registry=self.registry
+        )
+        self.bots_running = Gauge(
+            "masques_bots_running", "Bot decisions running in the workers", registry=self.registry
+        )
+
+    def watch(self, matches: Registry) -> None:
+        """Read the live figures from ``matches`` at each scrape."""
+
+        self.live_matches.set_function(lambda: len(matches.matches))
+        self.connections.set_function(lambda: sum(len(m.clients) for m in list(matches.matches.values())))
+        self.bot_queue.set_function(lambda: sum(len(q) for q in list(matches.bots.waiting.values())))
+        self.bots_running.set_function(lambda: len(matches.bots.in_flight))
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

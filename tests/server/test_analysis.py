@@ -1,0 +1,246 @@
+"""Analysis of a finished match and hints: each of the seat's decisions judged from that seat's own
+view only (the analysis bot's every input is checked against the engine), the three largest drops,
+kept once computed, readable by its player alone until shared; hints only in casual matches
+against bots, on the seat's own turn."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server import analysis
+
+POLL_SECONDS = 240.0
+
+HIDDEN: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("masker", {"players": 2}, ["human", "random"]),
+    ("mascarade", {"players": 2}, ["human", "random"]),
+    ("maske", {"players": 3, "masks": 2}, ["human", "random", "random"]),
+]
+"""Hidden-information games: the analysis must judge from the seat's information set."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """On SQLite, with bots in threads (so the test sees what the analysis bot is given) and the
+    easy level analysing (the expert's budget would only make the test slow)."""
+    url = support.fresh_database_url("sqlite", tmp_path_factory.mktemp("analysis"))
+    limits = replace(support.RELAXED, analysis_level="easy")
+    running = support.ThreadServer(url, limits=limits, bot_pool=lambda: ThreadPoolExecutor(2)).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def api(server: Any) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as client:
+        yield client
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every input the analysis bot is given."""
+    seen: list[dict[str, Any]] = []
+    original = analysis.judge_decision
+
+    def recording(*args: Any, **kwargs: Any) -> tuple[int, float, float]:
+        seen.append({"seat": args[3], **kwargs})
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "judge_decision", recording)
+    return seen
+
+
+def finished_match(
+    server: Any, api: httpx.Client, game: str, options: dict[str, Any], seats: list[str]
+) -> tuple[str, str]:
+    return support.finished_match(api, server.ws_url, game, options, seats)  # type: ignore[no-any-return]
+
+
+def analysed(api: httpx.Client, match_id: str, token: str) -> dict[str, Any]:
+    """Ask for seat 0's analysis and wait for it, checking the progress on the way."""
+    headers = {"x-seat-token": token}
+    response = api.post(f"/api/matches/{match_id}/analysis", headers=headers)
+    deadline = time.monotonic() + POLL_SECONDS
+    while response.status_code == 202:
+        progress = response.json()
+        assert progress["status"] == "running" and 0 <= progress["done"] <= progress["total"]
+        assert time.monotonic() < deadline, "the analysis did not finish"
+        time.sleep(0.3)
+        response = api.get(f"/api/matches/{match_id}/analysis", headers=headers)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+@pytest.mark.parametrize("config", HIDDEN, ids=[c[0] for c in HIDDEN])
+def test_every_decision_is_judged_from_the_seats_own_view_only(
+    config: tuple[str, dict[str, Any], list[str]],
+    server: Any,
+    api: httpx.Client,
+    judged: list[dict[str, Any]],
+) -> None:
+    game, options, seats = config
+    match_id, token = finished_match(server, api, game, options, seats)
+    body = analysed(api, match_id, token)
+    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    replay = support.Replay(full)
+    actions = full["actions"]
+    decisions = [
+        v
+        for v in range(len(actions))
+        if replay.states[v].current_player == 0 and len(replay.states[v].legal_actions()) > 1
+    ]
+    assert decisions and [p["ply"] for p in body["points"]] == decisions
+    assert [p["turn"] for p in body["points"]] == list(range(1, len(decisions) + 1))
+    assert body["seat"] == 0 and body["game"] == game and body["level"] == "easy" and body["status"] == "done"
+    for point in body["points"]:
+        state = replay.states[point["ply"]]
+        assert point["played"]["id"] == actions[point["ply"]]
+        assert point["best"]["id"] in state.legal_actions()
+        for move in (point["played"], point["best"]):
+            assert move["label"] == state.action_to_str(move["id"])
+        assert 0.0 <= point["after"] <= 1.0 and 0.0 <= point["chance"] <= 1.0
+        assert set(point) == {"ply", "turn", "chance", "after", "played", "best"}
+
+    drops = [p["chance"] - p["after"] for p in body["points"] if p["chance"] > p["after"]]
+    assert [d["drop"] for d in body["drops"]] == [round(d, 4) for d in sorted(drops, reverse=True)[:3]]
+    assert set(body) == {"match", "seat", "game", "level", "points", "drops", "status", "shared"}
+
+    # the analysis bot saw exactly the seat's observation at each decision, nothing else
+    mine = [j for j in judged if j["seat"] == 0 and j["observation"] is not None]
+    assert len(mine) == len(decisions)
+    by_ply = {v: replay.observation(v, 0) for v in decisions}
+    for given in mine:
+        ply = next(
+            v for v in decisions if actions[v] == given["played"] and by_ply[v] == given["observation"]
+        )
+        state = replay.states[ply]
+        assert given["legal"] == state.legal_actions()
+        assert support.hidden_field_problems(game, state, 0, given["observation"]) == []
+
+    # kept: asking again answers at once with the same analysis, computing nothing
+    count = len(judged)
+    again = api.post(f"/api/matches/{match_id}/analysis", headers={"x-seat-token": token})
+    assert again.status_code == 200 and again.json() == body and len(judged) == count
+
+
+def test_only_its_player_reads_an_analysis_until_it_is_shared(server: Any, api: httpx.Client) -> None:
+    match_id, token = finished_match(server, api, "masker", {"players": 2}, ["human", "random"])
+    path = f"/api/matches/{match_id}/analysis"
+    support.error(api.get(path, params={"seat": 0}, headers={"x-seat-token": token}), 404, "no_analysis")
+    support.error(api.post(path), 403, "not_seated")  # no credentials
+    support.error(api.post(path, params={"seat": 1}, headers={"x-seat-token": token}), 403, "not_your_seat")
+    support.error(api.post(path, headers={"x-seat-token": "x" * 43}), 403, "bad_token")
+    support.error(api.post(f"{path}/share", headers={"x-seat-token": token}), 404, "no_analysis")
+    body = analysed(api, match_id, token)
+    assert body["shared"] is False
+    support.error(api.get(path, params={"seat": 0}), 403, "not_shared")
+    support.error(api.get(path), 400, "bad_seat")
+    support.error(api.get(path, params={"seat": 1}, headers={"x-seat-token": token}), 403, "not_shared")
+    shared = api.post(f"{path}/share", headers={"x-seat-token": token})
+    assert shared.status_code == 200 and shared.json() == {
+        "shared": True,
+        "url": f"/match/{match_id}/analysis/0",
+    }
+    public = api.get(path, params={"seat": 0})
+    assert public.status_code == 200 and public.json() == {**body, "shared": True}
+    page = api.get(f"/match/{match_id}/analysis/0")
+    assert page.status_code in (200, 503)  # the client's page (503 only where the client is not built)
+
+
+def test_a_match_is_analysed_only_once_it_is_over(server: Any, api: httpx.Client) -> None:
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    token = support.join(api, match_id, "Ann", 0)["token"]
+    support.join(api, match_id, "Bob", 1)
+    response = api.post(f"/api/matches/{match_id}/analysis", headers={"x-seat-token": token})
+    support.error(response, 409, "match_not_finished")
+
+
+def test_hints_only_in_casual_matches_against_bots_and_on_ones_own_turn(
+    server: Any, api: httpx.Client, tmp_path: Path
+) -> None:
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "random"], seed=3)["id"]
+    token = support.join(api, match_id, "Ann", 0)["token"]
+    assert support.summary(api, match_id)["hints"] is True
+    conn = support.seat_conns(server.ws_url, match_id, {0: token})[0]
+    for _ in range(200):  # the random bot answers at once; wait for seat 0's turn
+        conn.drain(0.05)
+        if conn.state is not None and conn.state["your_turn"]:
+            break
+    assert conn.state is not None and conn.state["your_turn"]
+    response = api.post(f"/api/matches/{match_id}/hint", headers={"x-seat-token": token})
+    assert response.status_code == 200, response.text
+    hint = response.json()
+    legal = {move["id"]: move for move in conn.state["legal"]}
+    assert hint["version"] == conn.state["version"] and hint["level"] == "hard"
+    assert hint["action"] == legal[hint["action"]["id"]]
+    conn.close()
+    support.error(api.post(f"/api/matches/{match_id}/hint"), 403, "not_seated")
+
+    two = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    first = support.join(api, two, "Ann", 0)["token"]
+    support.join(api, two, "Bob", 1)
+    assert support.summary(api, two)["hints"] is False
+    support.error(
+        api.post(f"/api/matches/{two}/hint", headers={"x-seat-token": first}), 403, "hints_not_allowed"
+    )
+
+    over, over_token = finished_match(server, api, "masker", {"players": 2}, ["human", "random"])
+    support.error(
+        api.post(f"/api/matches/{over}/hint", headers={"x-seat-token": over_token}), 409, "match_not_running"
+    )
+
+
+def test_an_analysis_shows_its_progress_and_a_failure_says_to_try_again(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id, token = finished_match(server, api, "masker", {"players": 2}, ["human", "random"])
+    release = threading.Event()
+
+    def failing(*_args: Any, **_kwargs: Any) -> tuple[int, float, float]:
+        release.wait(POLL_SECONDS)
+        raise RuntimeError("the analysis bot failed")
+
+    monkeypatch.setattr(analysis, "judge_decision", failing)
+    headers = {"x-seat-token": token}
+    path = f"/api/matches/{match_id}/analysis"
+    started = api.post(path, headers=headers)
+    assert started.status_code == 202
+    running = api.get(path, headers=headers)
+    assert running.status_code == 202 and running.json()["done"] == 0 and running.json()["total"] > 0
+    release.set()
+    deadline = time.monotonic() + POLL_SECONDS
+    while (response := api.get(path, headers=headers)).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    support.error(response, 503, "analysis_failed")
+    monkeypatch.undo()
+    assert analysed(api, match_id, token)["points"]  # asked again, it runs again
+
+
+def test_a_hint_the_bot_cannot_give_says_to_try_again(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(*_args: Any, **_kwargs: Any) -> int:
+        raise RuntimeError("the hint bot failed")
+
+    monkeypatch.setattr(analysis, "bot_move", failing)
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "random"], seed=3)["id"]
+    token = support.join(api, match_id, "Ann", 0)["token"]
+    conn = support.seat_conns(server.ws_url, match_id, {0: token})[0]
+    for _ in range(200):
+        conn.drain(0.05)
+        if conn.state is not None and conn.state["your_turn"]:
+            break
+    response = api.post(f"/api/matches/{match_id}/hint", headers={"x-seat-token": token})
+    support.error(response, 503, "hint_failed")
+    conn.close()

@@ -1,0 +1,123 @@
+"""The deployed topology without containers: two ``masques serve`` processes on PostgreSQL and Redis
+behind Debian's nginx with the site's own proxy rules (``deploy/masques-locations.conf``); a whole
+match is played through the proxy, its WebSockets passed through, and both processes serve it."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import masques_server_support as support
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCATIONS = ROOT / "deploy" / "masques-locations.conf"
+
+
+def nginx_conf(folder: Path, port: int, upstreams: list[int]) -> Path:
+    servers = "\n".join(f"        server 127.0.0.1:{p};" for p in upstreams)
+    temp = "\n".join(
+        f"    {kind}_temp_path {folder / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    conf = folder / "nginx.conf"
+    conf.write_text(
+        f"""{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+daemon off;
+pid {folder / "nginx.pid"};
+error_log {folder / "error.log"} warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+{temp}
+    upstream masques {{
+{servers}
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        include {LOCATIONS};
+    }}
+}}
+""",
+        "utf-8",
+    )
+    return conf
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[tuple[str, list[support.ServerProcess]]]:
+    nginx = os.environ.get("MASQUES_TEST_NGINX")
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert nginx and redis_url, "run the tests with scripts/test.sh (it installs nginx and starts Redis)"
+    url = support.fresh_database_url("postgresql", tmp_path)
+    first = support.ServerProcess(url, support.free_port(), tmp_path / "a.log", redis_url=redis_url).start()
+    second = support.ServerProcess(url, support.free_port(), tmp_path / "b.log", redis_url=redis_url).start()
+    port = support.free_port()
+    conf = nginx_conf(tmp_path, port, [first.port, second.port])
+    process = subprocess.Popen(
+        [nginx, "-c", str(conf), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            assert process.poll() is None, (tmp_path / "error.log").read_text("utf-8", errors="replace")
+            try:
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield base, [first, second]
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+        first.stop()
+        second.stop()
+
+
+def access_lines(server: support.ServerProcess) -> list[dict[str, object]]:
+    lines = []
+    for text in server.log_path.read_text("utf-8", errors="replace").splitlines():
+        if text.startswith("{"):
+            line = json.loads(text)
+            if line.get("event") == "access":
+                lines.append(line)
+    return lines
+
+
+def test_a_match_plays_through_nginx_in_front_of_two_processes(
+    proxy: tuple[str, list[support.ServerProcess]],
+) -> None:
+    base, servers = proxy
+    ws_base = base.replace("http://", "ws://")
+    with httpx.Client(base_url=base, timeout=support.TIMEOUT) as api:
+        ready = api.get("/readyz")
+        assert ready.status_code == 200 and ready.json() == {
+            "status": "ready",
+            "database": "ok",
+            "redis": "ok",
+        }
+        assert len(ready.headers["x-request-id"]) == 32  # nginx's $request_id, kept by the server
+        match = support.create_match(api, "masker", {"players": 3}, ["human", "human", "easy"], seed=5)
+        tokens = {seat: support.join(api, match["id"], f"p{seat}", seat)["token"] for seat in (0, 1)}
+        conns = support.seat_conns(ws_base, match["id"], tokens)
+        acked = support.play_to_end(conns, random.Random(5))
+        for conn in conns:
+            conn.close()
+        assert acked and support.summary(api, match["id"])["status"] == "finished"
+    for _ in range(100):  # a connection's access line is written when it closes
+        served = [access_lines(server) for server in servers]
+        sockets = [line for lines in served for line in lines if line["method"] == "WS"]
+        if len(sockets) >= 2:
+            break
+        time.sleep(0.05)
+    assert all(served), "nginx sent every request to one process"
+    assert len(sockets) >= 2 and all(line["status"] == 101 for line in sockets)

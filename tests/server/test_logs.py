@@ -1,0 +1,107 @@
+"""Structured logs: JSON lines with the request and match ids, an access log without query strings,
+and nothing secret in a whole game's logs — no seat token, password, session or CSRF token, the
+match's secret or seed, nor any seat's hidden cards."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.engine.chance import derive_seed
+from masques.server.accounts import COOKIE
+from masques.server.logs import JsonFormatter, Stamp, match_id, request_id
+from masques.server.storage import Storage
+
+
+class Lines(logging.Handler):
+    """Every record, formatted as the server writes it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+        self.addFilter(Stamp())
+        self.setFormatter(JsonFormatter())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(("masques", "uvicorn")):  # the server's, not the test clients'
+            self.lines.append(self.format(record))
+
+
+@pytest.fixture
+def logged(caplog: pytest.LogCaptureFixture) -> Iterator[Lines]:
+    caplog.set_level(logging.INFO)
+    handler = Lines()
+    logging.getLogger().addHandler(handler)
+    yield handler
+    logging.getLogger().removeHandler(handler)
+
+
+def test_a_line_is_json_with_the_request_and_match_it_belongs_to() -> None:
+    record = logging.LogRecord(
+        "masques.server", logging.WARNING, __file__, 1, "bot %s failed", ("hard",), None
+    )
+    tokens = request_id.set("r-1"), match_id.set("00000000000000ab")
+    try:
+        Stamp().filter(record)
+    finally:
+        request_id.reset(tokens[0])
+        match_id.reset(tokens[1])
+    line = json.loads(JsonFormatter().format(record))
+    assert line["level"] == "warning" and line["message"] == "bot hard failed"
+    assert (line["request_id"], line["match"], line["logger"]) == (
+        "r-1",
+        "00000000000000ab",
+        "masques.server",
+    )
+
+
+def test_a_whole_game_logs_its_requests_and_no_secret(server: Any, api: httpx.Client, logged: Lines) -> None:
+    password = support.PASSWORD
+    with support.browser(server) as ann:
+        body = support.signup(ann, support.unique("ann"))
+        csrf, cookie = body["csrf"], ann.cookies[COOKIE]
+    match_id_ = support.create_match(api, "mascarade", {"players": 2}, ["human", "human"])["id"]
+    tokens = {seat: support.join(api, match_id_, f"p{seat}", seat)["token"] for seat in (0, 1)}
+    conns = support.seat_conns(server.ws_url, match_id_, tokens)
+    support.play_to_end(conns, random.Random(2))
+    for conn in conns:
+        conn.close()
+    given = api.get(
+        f"/api/matches/{match_id_}/replay", params={"token": tokens[0]}, headers={"x-request-id": "trace-7"}
+    )
+    assert given.status_code == 200 and given.headers["x-request-id"] == "trace-7"
+    row = Storage(server.database_url).match(match_id_)
+    assert row is not None and row.secret is not None
+
+    lines = [json.loads(text) for text in logged.lines]
+    access = [line for line in lines if line.get("event") == "access"]
+    assert any(
+        line["path"] == f"/api/matches/{match_id_}/replay" and line["request_id"] == "trace-7"
+        for line in access
+    )
+    assert all(line["match"] == match_id_ for line in access if match_id_ in line["path"])
+    assert any(line.get("event") == "match_finished" and line["match"] == match_id_ for line in lines)
+    assert all("?" not in line["path"] for line in access)
+
+    text = "\n".join(logged.lines)
+    secrets = [
+        *tokens.values(),
+        password,
+        csrf,
+        cookie,
+        row.secret,
+        str(derive_seed(int(row.secret, 16), "game")),
+    ]
+    for secret in secrets:
+        assert secret not in text
+    final = support.Replay(api.get(f"/api/matches/{match_id_}/record", params={"full": "true"}).json()).final
+    for line in lines:
+        assert "hand" not in line and "observation" not in line and "cards" not in line
+    assert final.is_terminal()

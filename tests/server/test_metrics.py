@@ -1,0 +1,92 @@
+"""What an operator watches: /healthz (alive), /readyz (database and Redis answer) and Prometheus
+metrics at /metrics that move with the play (actions, a person's move latency, bot think time,
+refusals by code, live matches and connections)."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+
+from masques.server.storage import Storage
+
+
+def sample(text: str, name: str, labels: str = "") -> float:
+    """One sample's value in a Prometheus exposition (0 when absent)."""
+    pattern = re.compile(rf"^{re.escape(name)}{re.escape(labels)} (\S+)$", re.MULTILINE)
+    found = pattern.search(text)
+    return float(found.group(1)) if found else 0.0
+
+
+def scrape(api: httpx.Client) -> str:
+    response = api.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return response.text
+
+
+def test_health_and_readiness(server: Any, api: httpx.Client) -> None:
+    assert api.get("/healthz").json() == {"status": "ok"}
+    ready = api.get("/readyz")
+    assert ready.status_code == 200 and ready.json() == {"status": "ready", "database": "ok", "redis": "off"}
+
+
+def test_readiness_fails_while_the_database_does_not_answer(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(_self: Storage) -> None:
+        raise ConnectionError("the database is down")
+
+    monkeypatch.setattr(Storage, "ping", down)
+    ready = api.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json() == {"status": "not ready", "database": "failing: ConnectionError", "redis": "off"}
+    assert api.get("/healthz").status_code == 200  # alive all the same
+
+
+def test_metrics_move_with_the_play(server: Any, api: httpx.Client) -> None:
+    before = scrape(api)
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "easy"], seed=11)["id"]
+    token = support.join(api, match_id, "Ann", 0)["token"]
+    conns = support.seat_conns(server.ws_url, match_id, {0: token})
+    during = scrape(api)
+    assert sample(during, "masques_connections") >= 1 and sample(during, "masques_live_matches") >= 1
+    conns[0].send({"type": "action", "action": -1, "version": 0})  # refused: counted by its code
+    conns[0].drain(0.3)
+    acked = support.play_to_end(conns, random.Random(3))
+    api.get("/api/matches/0123456789abcdef")  # 404 no_match
+    after = scrape(api)
+    for conn in conns:
+        conn.close()
+
+    people = sample(after, "masques_actions_total", '{by="person"}') - sample(
+        before, "masques_actions_total", '{by="person"}'
+    )
+    bots = sample(after, "masques_actions_total", '{by="bot"}') - sample(
+        before, "masques_actions_total", '{by="bot"}'
+    )
+    assert people >= len(acked) > 0 and bots > 0
+    moves = sample(after, "masques_human_move_seconds_count") - sample(
+        before, "masques_human_move_seconds_count"
+    )
+    assert moves >= len(acked)
+    assert sample(after, "masques_bot_think_seconds_count") > sample(
+        before, "masques_bot_think_seconds_count"
+    )
+    for code in ("no_match",):
+        assert sample(after, "masques_errors_total", f'{{code="{code}"}}') > sample(
+            before, "masques_errors_total", f'{{code="{code}"}}'
+        )
+    refused = [
+        code
+        for code in ("illegal_action", "bad_action", "stale_version")
+        if sample(after, "masques_errors_total", f'{{code="{code}"}}')
+        > sample(before, "masques_errors_total", f'{{code="{code}"}}')
+    ]
+    assert refused, "the refused action was not counted"
+    assert "masques_bot_queue_depth" in after and "masques_bots_running" in after
+    assert match_id not in after and token not in after  # no label names a match or a seat
