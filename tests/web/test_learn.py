@@ -43,6 +43,8 @@ def play_one_of(page: Page, game: str, view: dict[str, Any], ids: set[int]) -> i
                     page.keyboard.press("Enter")
                     return chosen
                 page.keyboard.press("n")
+                # The ghost moves on to the next placement before it is read again.
+                expect(page.locator(".b3-choice")).not_to_have_attribute("data-action", str(chosen))
         raise AssertionError(f"no placement among {len(ids)} moves reached with the keys")
     action = min(ids)
     if game == "mascarade":
@@ -67,7 +69,9 @@ def open_rules_from_lobby(page: Page, base: str, game: str) -> None:
     for i in range(figures.count()):
         board = figures.nth(i).locator(".game-view")
         expect(board).to_have_attribute("data-game", game)
-        # Drawn by the board view: its own elements (SVG, canvas, buttons), never a picture.
+        # Drawn by the board view: its own elements (SVG, canvas, buttons), never a picture (Blokus
+        # 3D's view loads its 3D library first).
+        expect(board.locator("svg, canvas, button").first).to_be_attached(timeout=e2e.TIMEOUT_MS)
         assert board.locator("svg, canvas, button, [data-cell], div").count() > 3
     assert body.locator("img").count() == 0
     assert body.locator("a.rule-id[id]").count() > 3
