@@ -15,7 +15,7 @@ from masques.engine import game_class, game_names
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "masques"
 
-LAYERS = {"engine": 0, "games": 0, "ai": 1, "server": 2, "rl": 2, "cli": 2}
+LAYERS = {"engine": 0, "games": 0, "extras": 0, "ai": 1, "server": 2, "rl": 2, "cli": 2}
 """How high each top-level package sits; a module may import its own height and below."""
 
 PART_LAYERS = {"bot": "ai", "terminal": "cli", "rl": "rl", "figures": "engine"}

@@ -29,6 +29,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = wheels.glob("masques-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "masques/server/static/index.html" in names
+    assert {"masques/server/rules/masker.md", "masques/server/rules/masker.fr.md"} <= set(names)
     assert any(re.fullmatch(r"masques/server/static/assets/[^/]+\.js", n) for n in names)
     environment = place / "venv"
     subprocess.run([UV, "venv", "-q", "--python", sys.executable, str(environment)], check=True, cwd=place)
@@ -62,6 +63,8 @@ def test_an_installed_wheel_serves_the_client_and_plays_a_match(installed: Path,
             script = re.search(r'src="(/assets/[^"]+\.js)"', page.text)
             assert script is not None and api.get(script.group(1)).status_code == 200
             assert api.get("/readyz").json()["status"] == "ready"
+            rules = api.get("/api/rules/maske", params={"lang": "fr"})
+            assert rules.status_code == 200 and rules.json()["html"], rules.text
             support.finished_match(api, server.ws_url, "masker", {"players": 2}, ["human", "easy"])
     finally:
         server.stop()

@@ -109,6 +109,17 @@ def test_the_schema_documents_exactly_the_statuses_each_route_answers(
     _lifecycle_routes(hit, api, big)
     _people_routes(hit, api, big)
     _analysis_routes(hit, api, big)
+    rules, lessons, after = "/api/rules/{game}", "/api/lessons/{game}", "/api/lessons/{game}/{step}/after"
+    hit("GET", rules, "/api/rules/masker", 200, params={"lang": "fr"})
+    hit("GET", rules, "/api/rules/masker", 400, params={"lang": "de"})
+    hit("GET", rules, "/api/rules/chess", 404)
+    hit("GET", lessons, "/api/lessons/masker", 200)
+    hit("GET", lessons, "/api/lessons/masker", 400, params={"lang": "de"})
+    hit("GET", lessons, "/api/lessons/chess", 404)
+    first = api.get("/api/lessons/masker").json()["steps"][0]["right"][0]
+    hit("GET", after, "/api/lessons/masker/0/after", 200, params={"action": first})
+    hit("GET", after, "/api/lessons/masker/0/after", 400, params={"action": 999})
+    hit("GET", after, "/api/lessons/masker/9/after", 404, params={"action": 0})
 
     # a chosen seed for a match of two people: refused by a server with the default rules
     with default_server(tmp_path) as strict:
@@ -140,7 +151,7 @@ def test_refusals_are_documented_with_the_error_body_and_429_with_retry_after(ap
                 api_operations += 1
                 too_many = operation["responses"]["429"]
                 assert too_many["headers"]["Retry-After"]["schema"]["type"] == "integer"
-    assert api_operations == 29
+    assert api_operations == 32
     params = {
         p["name"]: p["in"] for p in schema["paths"]["/api/matches/{match_id}/record"]["get"]["parameters"]
     }

@@ -21,6 +21,9 @@ import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
 import { botLevel, type AppContext, type Page } from "./match";
 import { RULES } from "./rules";
+import { GAMES, RULES_TEXT } from "./rules_page";
+
+const rulesText = (lang: Lang, key: string): string => RULES_TEXT[lang][key];
 
 const BOTS = ["random", "greedy", "easy", "medium", "hard", "expert"];
 const REFRESH_MS = 3000;
@@ -220,6 +223,13 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             { class: `game-card${game.name === chosen ? " chosen" : ""}`, "data-game": game.name },
             h("h3", {}, game.title),
             h("p", {}, RULES[game.name]?.[lang] ?? ""),
+            h(
+              "nav",
+              { class: "game-card-links", hidden: !GAMES.includes(game.name) },
+              h("a", { href: `/rules/${game.name}`, "data-link": true, "data-testid": `rules-${game.name}` }, rulesText(lang, "rules")),
+              " · ",
+              h("a", { href: `/learn/${game.name}`, "data-link": true, "data-testid": `learn-${game.name}` }, rulesText(lang, "learn")),
+            ),
             h(
               "button",
               {

@@ -16,6 +16,8 @@ import { lobbyPage } from "./lobby";
 import { matchPage, type AppContext, type Page } from "./match";
 import { playerPage } from "./player";
 import { replayPage } from "./replay";
+import { learnPage } from "./learn";
+import { rulesIndexPage, rulesPage } from "./rules_page";
 
 let lang: Lang = initialLang();
 let page: Page | null = null;
@@ -113,12 +115,20 @@ function route(): void {
   const match = /^\/match\/([0-9a-f]{16})(\/replay)?\/?$/.exec(path);
   const player = /^\/player\/([0-9a-f]{16})\/?$/.exec(path);
   const shared = /^\/match\/([0-9a-f]{16})\/analysis\/(\d{1,2})\/?$/.exec(path);
+  const rules = /^\/rules\/([a-z0-9-]{1,32})\/?$/.exec(path);
+  const learn = /^\/learn\/([a-z0-9-]{1,32})\/?$/.exec(path);
   if (shared) {
     page = analysisPage(content, shared[1], Number(shared[2]), app);
   } else if (match) {
     page = match[2] ? replayPage(content, match[1], app) : matchPage(content, match[1], app);
   } else if (player) {
     page = playerPage(content, player[1], app);
+  } else if (rules) {
+    page = rulesPage(content, rules[1], app);
+  } else if (/^\/rules\/?$/.test(path)) {
+    page = rulesIndexPage(content, app);
+  } else if (learn) {
+    page = learnPage(content, learn[1], app);
   } else if (/^\/leaderboard\/?$/.test(path)) {
     page = leaderboardPage(content, app);
   } else if (/^\/me\/?$/.test(path)) {

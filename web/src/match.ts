@@ -26,6 +26,7 @@ import type {
 import { moduleFor } from "./games/index";
 import { translator } from "./i18n";
 import { Pacer, pace, paceControl } from "./pace";
+import { ruleLinked, RULES_TEXT } from "./rules_page";
 
 export interface Page {
   setLang(lang: Lang): void;
@@ -366,7 +367,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       deadlineTimer = window.setTimeout(drawHead, 1000);
     }
     if (notice && connection !== "refused")
-      banner.append(h("span", { class: "notice", "data-testid": "notice" }, notice));
+      banner.append(h("span", { class: "notice", "data-testid": "notice" }, ...ruleLinked(notice)));
     const now = Date.now() / 1000;
     seatList.replaceChildren(
       ...(summary?.seats ?? []).map((info) => {
@@ -960,9 +961,19 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawLinks(): void {
+    const rules = summary
+      ? [
+          h(
+            "a",
+            { href: `/rules/${summary.game}`, "data-link": true, "data-testid": "match-rules" },
+            RULES_TEXT[app.lang()].rules,
+          ),
+        ]
+      : [];
     links.replaceChildren(
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
       h("a", { href: "/leaderboard", "data-link": true }, app.t("leaderboard")),
+      ...rules,
     );
   }
 

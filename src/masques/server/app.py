@@ -41,7 +41,7 @@ from ..engine import (
     game_names,
     redacted_record,
 )
-from . import boards, people
+from . import boards, learn, people
 from .accounts import COOKIE, LoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
@@ -229,6 +229,7 @@ def create_app(
     app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
     app.include_router(people.router(LoginGuard()))
     app.include_router(boards.router())
+    app.include_router(learn.router())
 
     def registry_of(request: Request | WebSocket) -> Registry:
         registry: Registry = request.app.state.registry
@@ -263,6 +264,9 @@ def create_app(
     @app.get("/player/{player_id}", include_in_schema=False)
     @app.get("/me", include_in_schema=False)
     @app.get("/leaderboard", include_in_schema=False)
+    @app.get("/rules", include_in_schema=False)
+    @app.get("/rules/{game}", include_in_schema=False)
+    @app.get("/learn/{game}", include_in_schema=False)
     async def client() -> Response:
         """The single-page client: every page of it is the same document."""
         index = STATIC / "index.html"
