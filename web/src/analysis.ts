@@ -11,7 +11,7 @@
  */
 import "./analysis.css";
 import { ApiError, api, call, seats } from "./api";
-import { h } from "./dom";
+import { copyText, h } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
 import { lineGraph } from "./graph";
 import { translator } from "./i18n";
@@ -450,21 +450,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
 
   /** Copy the link: the clipboard where the page may use it, else the text selected for Ctrl+C. */
   async function copy(): Promise<void> {
-    try {
-      if (!navigator.clipboard) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(shareUrl);
-      copied = "copied";
-    } catch {
-      shareInput.focus();
-      shareInput.select();
-      let done = false;
-      try {
-        done = document.execCommand("copy");
-      } catch {
-        done = false;
-      }
-      copied = done ? "copied" : "select";
-    }
+    copied = (await copyText(shareUrl, shareInput)) === "select" ? "select" : "copied";
     draw();
     if (copied === "select") {
       shareInput.focus();

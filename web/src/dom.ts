@@ -49,3 +49,27 @@ export function fill(el: Element, ...children: Child[]): void {
   el.replaceChildren();
   apply(el, undefined, children);
 }
+
+/** Copy `text` with the clipboard API where the page may use it ("clipboard"), else with the
+ * browser's copy command on `input`'s selected text ("command"); "select" when neither worked and the
+ * reader must press Ctrl+C (the caller leaves the text selected after redrawing). */
+export async function copyText(
+  text: string,
+  input: HTMLInputElement,
+): Promise<"clipboard" | "command" | "select"> {
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(text);
+    return "clipboard";
+  } catch {
+    input.focus();
+    input.select();
+    let done = false;
+    try {
+      done = document.execCommand("copy");
+    } catch {
+      done = false;
+    }
+    return done ? "command" : "select";
+  }
+}

@@ -11,7 +11,7 @@ import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
-import { h } from "./dom";
+import { copyText, h } from "./dom";
 import type {
   GameModule,
   GameView,
@@ -557,27 +557,14 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
 
   /** Copy the invite link: the clipboard API where the page may use it, else the text selected for Ctrl+C. */
   async function copyInvite(link: string): Promise<void> {
-    try {
-      if (!navigator.clipboard) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(link);
-      copied = "copied";
-    } catch {
-      inviteInput.focus();
-      inviteInput.select();
-      let done = false;
-      try {
-        done = document.execCommand("copy");
-      } catch {
-        done = false;
-      }
-      copied = done ? "copied" : "select";
-      drawInvite();
+    const how = await copyText(link, inviteInput);
+    copied = how === "select" ? "select" : "copied";
+    drawInvite();
+    if (how !== "clipboard") {
       // Left selected: what was copied shows, and Ctrl+C copies it where the browser would not.
       inviteInput.focus();
       inviteInput.select();
-      return;
     }
-    drawInvite();
   }
 
   /** Whether the match may still be aborted: running, and some human seat has not moved yet. */
