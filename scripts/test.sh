@@ -28,7 +28,7 @@ echo "== pytest"
 set +e
 # Two workers or one per core, whichever is more: the tests wait on servers, browsers and bots as
 # much as they compute, and each test holds its own server, database and ports.
-.venv/bin/python -m pytest -n "$(.venv/bin/python -c 'import os; print(max(2, os.cpu_count() or 1))')" "$@"
+.venv/bin/python -m pytest -n "$(.venv/bin/python -c 'import os; print(max(2, os.cpu_count() or 1))')" --durations=25 "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -116,7 +116,14 @@ class BadInput:
         return None
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=_label)
+ON_BACKENDS = [(config, support.BACKENDS[i % len(support.BACKENDS)]) for i, config in enumerate(CONFIGS)]
+"""Each whole game on one database, the configurations shared out between them (both databases are
+covered; every configuration twice would double the slowest test here for no other check)."""
+
+
+@pytest.mark.parametrize(
+    ("config", "server"), ON_BACKENDS, ids=[f"{_label(c)}-{b}" for c, b in ON_BACKENDS], indirect=["server"]
+)
 def test_whole_game_through_the_server_leaks_nothing(
     config: tuple[str, dict[str, Any], list[str]], server: Any, api: httpx.Client, tmp_path: Path
 ) -> None:
@@ -247,6 +254,7 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
         "can_abort": False,
         "grace_seconds": 120.0,
         "rated": False,
+        "hints": False,
         "clock": None,
         "ratings": None,
         "seats": [

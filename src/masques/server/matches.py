@@ -205,8 +205,7 @@ class LiveMatch:
 
     @property
     def hints(self) -> bool:
-        """Hints help nobody against another person: only casual matches where every other seat is a bot."""
-        return not self.rated and sum(1 for s in self.seats if s.kind == HUMAN) == 1
+        return hints_allowed(self.rated, [s.kind for s in self.seats])
 
     @property
     def correspondence(self) -> bool:
@@ -1598,6 +1597,11 @@ def ended(game: Game, reason: str, losers: list[int]) -> dict[str, Any]:
     return {"reason": reason, "seats": seats, "winners": winners}
 
 
+def hints_allowed(rated: bool, kinds: list[str]) -> bool:
+    """Hints help nobody against another person: only casual matches where every other seat is a bot."""
+    return not rated and kinds.count(HUMAN) == 1
+
+
 def presence_of(match: LiveMatch) -> dict[str, Any]:
     return {"type": "presence", "match": match.summary()}
 
@@ -1630,6 +1634,7 @@ def row_summary(
         "can_abort": False,
         "grace_seconds": grace_seconds,
         "rated": bool(row.rated),
+        "hints": hints_allowed(bool(row.rated), [s.kind for s in seats]),
         "clock": _stored_clock(row, seats),
         "ratings": row.ratings,
         "seats": [
