@@ -14,6 +14,7 @@ EXTRAS = {
     "matplotlib": "plots",  # the arena's rating plots
     "psycopg": "postgres",  # PostgreSQL databases
     "redis": "redis",  # several server processes sharing matches, rate limits in Redis
+    "arq": "workers",  # bot workers on other processes and machines, fed through Redis
 }
 
 

@@ -205,11 +205,13 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
         "MASQUES_MAX_SPECTATORS": "9",
         "MASQUES_ANALYSIS_LEVEL": "hard",
         "MASQUES_LOG_FORMAT": "text",
+        "MASQUES_BOT_QUEUE": "redis",
     }
     result = runner.invoke(app, ["serve", "--port", "8124"], env=env)
     assert result.exit_code == 0, result.output
     limits = made["limits"]
     assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
+    assert made["bot_queue"] == "redis"
     assert (made["host"], made["port"], made["logs"]) == ("127.0.0.2", 8124, ("info", "text"))
     assert (limits.max_spectators, limits.analysis_level) == (9, "hard")  # type: ignore[attr-defined]
     help_text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).stdout
@@ -225,3 +227,23 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     assert bad.exit_code != 0 and "analysis level" in bad.output
     bad = runner.invoke(app, ["serve"], env={**env, "MASQUES_LOG_FORMAT": "xml"})
     assert bad.exit_code != 0 and "--log-format is json or text" in bad.output
+
+
+def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    from masques.server import bot_queue, logs
+
+    made: dict[str, object] = {}
+    monkeypatch.setattr(bot_queue, "run_workers", lambda url, count: made.update(url=url, count=count))
+    monkeypatch.setattr(logs, "configure", lambda level, fmt: made.update(logs=(level, fmt)))
+    env = {
+        "MASQUES_REDIS_URL": "redis://:secret@10.0.0.5:6380/2",
+        "MASQUES_BOT_PROCESSES": "3",
+        "MASQUES_LOG_LEVEL": "warning",
+    }
+    result = runner.invoke(app, ["worker", "--processes", "4"], env=env)
+    assert result.exit_code == 0, result.output
+    assert made == {"url": env["MASQUES_REDIS_URL"], "count": 4, "logs": ("warning", "json")}
+    assert "10.0.0.5:6380/2" in result.output and "secret" not in result.output
+    help_text = runner.invoke(app, ["worker", "--help"], env={"COLUMNS": "200"}).stdout
+    for variable in [*env, "MASQUES_LOG_FORMAT"]:
+        assert variable in help_text, variable

@@ -392,9 +392,18 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         int,
         typer.Option(
             envvar="MASQUES_BOT_WORKERS",
-            help="Processes for bots (default: one per core but one, at least two).",
+            help="Processes for bots (default: one per core but one, at least two); with --bot-queue "
+            "redis, the bots run in `masques worker` processes instead.",
         ),
     ] = 0,
+    bot_queue: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_BOT_QUEUE",
+            help="Where bots think: 'embedded' (this server's own processes) or 'redis' (`masques "
+            "worker` processes on any machine, fed through the Redis of --redis).",
+        ),
+    ] = "embedded",
     redis: Annotated[
         str | None,
         typer.Option(
@@ -505,8 +514,10 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     try:
         if redis:
             require("redis", "--redis")
-        server = create_app(url, bot_workers=bot_workers or None, redis_url=redis, limits=limits)
-    except MissingExtraError as exc:
+        server = create_app(
+            url, bot_workers=bot_workers or None, redis_url=redis, limits=limits, bot_queue=bot_queue
+        )
+    except (MissingExtraError, ValueError) as exc:
         fail(str(exc))
     console.print(f"Masques server on http://{host}:{port}  (database: {url})")
     uvicorn.run(
@@ -517,6 +528,64 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         log_config=None,  # logs.configure's handlers, for uvicorn's lines too
         access_log=False,  # the server writes its own, without query strings
     )
+
+
+@app.command()
+def worker(
+    redis: Annotated[
+        str | None,
+        typer.Option(envvar="MASQUES_REDIS_URL", help="Redis URL of the servers' bot queue (required)."),
+    ] = None,
+    processes: Annotated[
+        int,
+        typer.Option(
+            envvar="MASQUES_BOT_PROCESSES",
+            help="Bot decisions thought at once, one process each (default: one per core); a process "
+            "that dies is replaced.",
+        ),
+    ] = 0,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."
+        ),
+    ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."
+        ),
+    ] = "json",
+) -> None:
+    """Think for the bots of servers started with --bot-queue redis: run as many as you like, on any
+    machine that reaches their Redis; each adds bot capacity."""
+    import os
+
+    from ..extras import MissingExtraError
+    from ..server.bot_queue import run_workers
+    from ..server.logs import configure as configure_logs
+
+    if not redis:
+        fail("masques worker needs the servers' Redis: --redis URL (or MASQUES_REDIS_URL)")
+    if processes < 0:
+        fail("--processes is a number of processes, at least 1")
+    if log_format not in ("json", "text") or log_level.lower() not in ("debug", "info", "warning", "error"):
+        fail("--log-format is json or text; --log-level is debug, info, warning or error")
+    configure_logs(log_level, log_format)
+    count = processes or os.cpu_count() or 1
+    try:
+        console.print(f"Masques bot workers: {count} on {redis_location(redis)}")
+        run_workers(redis, count)
+    except MissingExtraError as exc:
+        fail(str(exc))
+
+
+def redis_location(url: str) -> str:
+    """Host, port and database of a Redis URL, without its password."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}{parts.path or ''}"
 
 
 def _advance(progress: Progress, task: TaskID, fraction: float) -> None:

@@ -41,6 +41,7 @@ from ..engine import (
     game_names,
     redacted_record,
 )
+from ..extras import require
 from . import boards, learn, people
 from .accounts import COOKIE, LoginGuard
 from .analysis import Analyses
@@ -48,7 +49,7 @@ from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
 from .logs import RequestLog
-from .matches import HUMAN, Client, LiveMatch, Player, Registry
+from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
 from .security import DOCS_ASSETS, SecurityHeaders, check_display_name, docs_assets, docs_page
@@ -186,11 +187,19 @@ def create_app(
     redis_url: str | None = None,
     limits: Limits | None = None,
     bot_pool: Any = None,
+    bot_queue: str = "embedded",
     clock: Callable[[], float] = time.time,
 ) -> FastAPI:
     """The server.  ``limits`` defaults to :meth:`Limits.from_env` (on by default); ``bot_pool`` makes
-    the executor bots run in (default: a pool of worker processes); ``clock`` is the time the match
+    the executor bots run in (default: a pool of worker processes; ``bot_queue="redis"``: the
+    ``masques worker`` processes fed through Redis); ``clock`` is the time the match
     clocks read (epoch seconds; tests set it)."""
+    if bot_queue not in BOT_QUEUES:
+        raise ValueError(f"the bot queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
+    if bot_queue == "redis":
+        if not redis_url:
+            raise ValueError("bots on the Redis queue need a Redis URL (--redis)")
+        require("arq", "bots on the Redis queue")
     storage = Storage(database_url)
     limits = limits or Limits.from_env()
     owner = FileOwner(database_url)
@@ -206,6 +215,7 @@ def create_app(
                 redis_url=redis_url,
                 limits=limits,
                 bot_pool=bot_pool,
+                bot_queue=bot_queue,
                 clock=clock,
             )
             app.state.registry = registry

@@ -84,8 +84,20 @@ class FairQueue:
     """Told how long each finished job ran (the think-time metric)."""
 
     def __post_init__(self) -> None:
-        self.pool = self.pool_factory()
+        self.pool = self._adopt(self.pool_factory())
         self.generation = 0
+
+    def _adopt(self, pool: concurrent.futures.Executor) -> concurrent.futures.Executor:
+        """A pool that knows its capacity (workers elsewhere that come and go) sets the slots."""
+        if hasattr(pool, "on_capacity"):
+            pool.on_capacity = self.resize
+        return pool
+
+    def resize(self, slots: int) -> None:
+        """The pool's capacity changed: hand out that many slots from now on."""
+        self.slots = max(1, slots)
+        with contextlib.suppress(RuntimeError):  # no running loop: the next job dispatches
+            self._dispatch()
 
     def run(self, owner: str, job: Job) -> asyncio.Future[Any]:
         """Queue ``job`` for ``owner``; the future fails with TimeoutError if it runs too long."""
@@ -189,7 +201,7 @@ class FairQueue:
         for item in list(self.in_flight):
             self._finish(item, None, BotError(why))
         stop_executor(old)
-        self.pool = self.pool_factory()
+        self.pool = self._adopt(self.pool_factory())
 
     def close(self) -> None:
         """Stop every worker now (their decisions are lost; a restart replays the log)."""

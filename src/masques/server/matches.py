@@ -37,6 +37,7 @@ from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
 from ..extras import require
 from . import clocks
+from .bot_queue import RedisBotQueue
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
 from .errors import ServerError
@@ -50,6 +51,9 @@ __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
 log = logging.getLogger("masques.server")
 
+BOT_QUEUES = ("embedded", "redis")
+"""Where bot decisions run: this process's own worker processes, or ``masques worker`` processes
+anywhere, fed through Redis."""
 HUMAN = "human"
 LOG_LENGTH = 20
 MATCH_ID = re.compile(r"[0-9a-f]{16}")
@@ -461,8 +465,13 @@ class Registry:
         redis_url: str | None = None,
         limits: Limits | None = None,
         bot_pool: Callable[[], Any] | None = None,
+        bot_queue: str = "embedded",
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if bot_queue not in BOT_QUEUES:
+            raise ValueError(f"the bot queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
+        if bot_queue == "redis" and not redis_url:
+            raise ValueError("bots on the Redis queue need a Redis URL (--redis)")
         if redis_url:
             require("redis", "sharing matches and limits through Redis")
         self.storage = storage
@@ -473,6 +482,10 @@ class Registry:
         self.matches: dict[str, LiveMatch] = {}
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
+        if bot_queue == "redis" and bot_pool is None:
+            assert redis_url is not None
+            workers = 1  # until the queue has counted the live workers
+            bot_pool = partial(RedisBotQueue, redis_url)
         self.metrics = Metrics()
         self.bots = FairQueue(
             workers,
@@ -487,6 +500,8 @@ class Registry:
         self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        if isinstance(self.bots.pool, RedisBotQueue):
+            self.bots.pool.start()
         if self.fanout is not None:
             await self.fanout.start()
         await self.resume_all()

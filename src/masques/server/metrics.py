@@ -54,6 +54,12 @@ class Metrics:
         self.bots_running = Gauge(
             "masques_bots_running", "Bot decisions running in the workers", registry=self.registry
         )
+        self.bot_slots = Gauge(
+            "masques_bot_slots",
+            "Bot decisions this process lets run at once: its worker processes, or the live "
+            "`masques worker` processes on the Redis queue",
+            registry=self.registry,
+        )
 
     def watch(self, matches: Registry) -> None:
         """Read the live figures from ``matches`` at each scrape."""
@@ -62,6 +68,7 @@ class Metrics:
         self.connections.set_function(lambda: sum(len(m.clients) for m in list(matches.matches.values())))
         self.bot_queue.set_function(lambda: sum(len(q) for q in list(matches.bots.waiting.values())))
         self.bots_running.set_function(lambda: len(matches.bots.in_flight))
+        self.bot_slots.set_function(lambda: matches.bots.slots)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

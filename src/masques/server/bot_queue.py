@@ -1,0 +1,293 @@
+"""Bots on worker processes anywhere: decisions go through a job queue in Redis (arq).
+
+A site that outgrows one machine runs ``masques serve --bot-queue redis`` for web traffic and
+``masques worker`` on as many machines as it likes for bots.  The web process only enqueues jobs (the
+same pickled calls the embedded pool runs: bot decisions and analyses) and applies their results;
+its :class:`~masques.server.bots.FairQueue` keeps one slot per live worker, so adding a worker anywhere
+adds capacity.  Redis must be trusted: jobs and results are pickles.
+
+A worker holds a job under a short lease that it renews while it thinks.  A worker that dies
+(``kill -9``, a lost machine) stops renewing; when the lease runs out the job is back in the queue
+and another worker takes it, so the decision is made and the match goes on.  A worker that is only
+slow past its lease may see its job run twice: decisions are pure, the first result counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from ..extras import require
+
+log = logging.getLogger("masques.server.bot_queue")
+
+QUEUE = "masques:bots"
+"""The arq queue bot jobs go through."""
+WORKERS_KEY = "masques:bots:workers"
+"""A sorted set: each live worker's id, scored by the time it last renewed its leases."""
+LEASE_SECONDS = 3.0
+"""How long a job stays with a worker that stopped answering before another may take it."""
+POLL_SECONDS = 0.01
+"""How often a worker looks for a job, and the web process for results."""
+RESULT_SECONDS = 300
+"""How long a result waits in Redis for its web process (it is read and deleted at once)."""
+JOB_TRIES = 3
+"""Workers one job may be given to (after the first died, the second ...)."""
+
+
+def _queue_unavailable() -> None:
+    require("redis", "bot workers on a queue in Redis")
+    require("arq", "bot workers on a queue in Redis")
+
+
+# -- the worker side ----------------------------------------------------------------------------
+
+
+async def run_job(ctx: dict[str, Any], job: Callable[[], Any]) -> Any:
+    """A queued job, run in a thread so that the worker's loop keeps renewing its lease."""
+    if ctx.get("job_try", 1) > 1:
+        log.info("bot job %s taken over (try %d)", ctx.get("job_id"), ctx["job_try"])
+    return await asyncio.to_thread(job)
+
+
+def make_worker(redis_url: str, worker_id: str | None = None) -> Any:
+    """An arq worker for bot jobs, one job at a time, whose leases last :data:`LEASE_SECONDS`."""
+    _queue_unavailable()
+    from arq.connections import RedisSettings
+    from arq.constants import in_progress_key_prefix
+    from arq.worker import Worker, func
+
+    name = worker_id or f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    lease_ms = int(LEASE_SECONDS * 1000)
+
+    class BotWorker(Worker):
+        """Renews the lease of its running job (arq's own lasts the job's whole time limit) and says
+        it is alive, so the web processes count it."""
+
+        def __init__(self) -> None:
+            super().__init__(
+                functions=[func(run_job, name="run_job")],
+                redis_settings=RedisSettings.from_dsn(redis_url),
+                queue_name=QUEUE,
+                max_jobs=1,
+                poll_delay=POLL_SECONDS,
+                job_timeout=RESULT_SECONDS,
+                keep_result=RESULT_SECONDS,
+                max_tries=JOB_TRIES,
+                handle_signals=True,
+            )
+            self.in_progress_timeout_s = LEASE_SECONDS
+            self.worker_name = name
+            self._renewed = 0.0
+
+        async def heart_beat(self) -> None:
+            await super().heart_beat()
+            now = time.time()
+            if now - self._renewed < LEASE_SECONDS / 4:
+                return
+            self._renewed = now
+            async with self.pool.pipeline(transaction=False) as pipe:
+                for job_id in self.tasks:
+                    pipe.pexpire(in_progress_key_prefix + job_id, lease_ms)
+                pipe.zadd(WORKERS_KEY, {self.worker_name: now})
+                await pipe.execute()
+
+        async def close(self) -> None:
+            with contextlib.suppress(Exception):
+                await self.pool.zrem(WORKERS_KEY, self.worker_name)
+            await super().close()
+
+    return BotWorker()
+
+
+def run_worker(redis_url: str, worker_id: str | None = None) -> None:
+    """One worker in this process until SIGTERM or SIGINT."""
+    logging.getLogger("arq").setLevel(logging.WARNING)  # arq logs every job at info
+    worker = make_worker(redis_url, worker_id)
+    log.info("bot worker %s ready", worker.worker_name)
+    worker.run()
+
+
+def run_workers(redis_url: str, processes: int, *, restart_seconds: float = 1.0) -> None:
+    """``processes`` workers: in this process for one, else child processes kept running (one that
+    dies is replaced) until SIGTERM or SIGINT stops them all."""
+    _queue_unavailable()
+    if processes <= 1:
+        run_worker(redis_url)
+        return
+    context = multiprocessing.get_context("spawn")
+    children: list[Any] = []
+    stopping = False
+
+    def stop(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        while not stopping:
+            children = [child for child in children if child.is_alive()]
+            while len(children) < processes:
+                child = context.Process(target=run_worker, args=(redis_url,), daemon=False)
+                child.start()
+                children.append(child)
+            time.sleep(restart_seconds)
+    finally:
+        for child in children:
+            if child.is_alive() and child.pid is not None:
+                os.kill(child.pid, signal.SIGTERM)
+        for child in children:
+            child.join(timeout=10)
+            if child.is_alive():
+                child.kill()
+
+
+# -- the web side -------------------------------------------------------------------------------
+
+
+class RedisBotQueue(concurrent.futures.Executor):
+    """An executor whose jobs run on the workers: ``submit`` enqueues, one poller collects results.
+
+    It lives on the server's event loop (``submit`` is called from it) and tells ``on_capacity`` how
+    many workers are alive whenever that changes.
+    """
+
+    def __init__(self, redis_url: str) -> None:
+        _queue_unavailable()
+        self.redis_url = redis_url
+        self.pending: dict[str, concurrent.futures.Future[Any]] = {}
+        self.on_capacity: Callable[[int], None] | None = None
+        self.workers = 0
+        self._pool: Any = None
+        self._connecting: asyncio.Future[Any] | None = None
+        self._poller: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # Executor
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        if self._closed:
+            raise RuntimeError("the bot queue is closed")
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        future.set_running_or_notify_cancel()
+        loop = asyncio.get_running_loop()
+        job = partial(fn, *args, **kwargs) if args or kwargs else fn
+        task = loop.create_task(self._enqueue(job, future))
+        task.add_done_callback(partial(self._enqueue_done, future))
+        self._start(loop)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._closed = True
+        for future in self.pending.values():
+            future.cancel()
+        self.pending.clear()
+        if self._poller is not None:
+            self._poller.cancel()
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            with contextlib.suppress(RuntimeError):  # no loop left: the connections just go
+                asyncio.get_running_loop().create_task(pool.aclose())
+
+    def start(self) -> None:
+        """Begin counting the workers (the server calls this once its loop runs)."""
+        self._start(asyncio.get_running_loop())
+
+    # internals
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._poller is None and not self._closed:
+            self._poller = loop.create_task(self._poll_forever())
+
+    async def _connection(self) -> Any:
+        if self._pool is None:
+            if self._connecting is None:
+                self._connecting = asyncio.ensure_future(self._connect())
+            self._pool = await asyncio.shield(self._connecting)
+        return self._pool
+
+    async def _connect(self) -> Any:
+        from arq import create_pool
+        from arq.connections import RedisSettings
+
+        return await create_pool(RedisSettings.from_dsn(self.redis_url), default_queue_name=QUEUE)
+
+    async def _enqueue(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
+        pool = await self._connection()
+        job_id = uuid.uuid4().hex
+        self.pending[job_id] = future
+        queued = await pool.enqueue_job("run_job", job, _job_id=job_id, _queue_name=QUEUE)
+        if queued is None:  # cannot happen with a fresh id; say so rather than wait forever
+            self.pending.pop(job_id, None)
+            raise RuntimeError("the bot queue refused a job")
+
+    def _enqueue_done(self, future: concurrent.futures.Future[Any], task: asyncio.Task[None]) -> None:
+        if task.cancelled():
+            future.cancel()
+        elif (exc := task.exception()) is not None and not future.done():
+            future.set_exception(exc)
+
+    async def _poll_forever(self) -> None:
+        last_count = 0.0
+        while not self._closed:
+            try:
+                pool = await self._connection()
+                if time.monotonic() - last_count >= LEASE_SECONDS / 3:
+                    last_count = time.monotonic()
+                    await self._count_workers(pool)
+                if self.pending:
+                    await self._collect(pool)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis away a moment: results wait in Redis, try again
+                log.warning("bot queue: %s", type(exc).__name__)
+                await asyncio.sleep(1.0)
+            await asyncio.sleep(POLL_SECONDS)
+
+    async def _count_workers(self, pool: Any) -> None:
+        now = time.time()
+        async with pool.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(WORKERS_KEY, "-inf", now - 4 * LEASE_SECONDS)
+            pipe.zcount(WORKERS_KEY, now - 2 * LEASE_SECONDS, "+inf")
+            _, alive = await pipe.execute()
+        if alive != self.workers:
+            if not alive:
+                log.warning("no bot worker is running: bot moves wait for one")
+            self.workers = int(alive)
+            if self.on_capacity is not None:
+                self.on_capacity(max(1, self.workers))
+
+    async def _collect(self, pool: Any) -> None:
+        from arq.constants import result_key_prefix
+        from arq.jobs import deserialize_result
+
+        ids = list(self.pending)
+        found = await pool.mget([result_key_prefix + job_id for job_id in ids])
+        done = [(job_id, raw) for job_id, raw in zip(ids, found, strict=True) if raw is not None]
+        if not done:
+            return
+        await pool.delete(*(result_key_prefix + job_id for job_id, _ in done))
+        for job_id, raw in done:
+            future = self.pending.pop(job_id, None)
+            if future is None or future.done():
+                continue
+            try:
+                result = deserialize_result(raw)
+            except Exception as exc:
+                future.set_exception(exc)
+                continue
+            if result.success:
+                future.set_result(result.result)
+            elif isinstance(result.result, BaseException):
+                future.set_exception(result.result)
+            else:
+                future.set_exception(RuntimeError(f"the bot job failed: {result.result!r}"))

@@ -1,0 +1,234 @@
+"""Bots on ``masques worker`` processes fed through Redis: jobs run there, capacity follows the live
+workers, a worker killed mid-move has its job taken by another, and no match hangs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import suppress
+from functools import partial
+from pathlib import Path
+
+import httpx
+import masques_server_support as support  # type: ignore[import-not-found]
+import pytest
+import redis
+from typer.testing import CliRunner
+
+from masques.cli.main import app as cli
+from masques.engine import load_game
+from masques.server.app import create_app
+from masques.server.bot_queue import WORKERS_KEY, RedisBotQueue
+from masques.server.bots import FairQueue, bot_move
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 60.0
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A Redis database of its own for each test worker, emptied before and after."""
+    base = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert base, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh (it starts Redis)"
+    index = 12 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % 4
+    url = f"{base.rsplit('/', 1)[0]}/{index}"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    yield url
+    client.flushdb()
+    client.close()
+
+
+class Workers:
+    """``masques worker`` processes (one decision at a time each), each in its own process group."""
+
+    def __init__(self, redis_url: str, folder: Path) -> None:
+        self.redis_url = redis_url
+        self.folder = folder
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.redis = redis.Redis.from_url(redis_url)
+
+    def start(self) -> subprocess.Popen[bytes]:
+        before = self.redis.zcard(WORKERS_KEY)
+        log = (self.folder / f"worker{len(self.procs)}.log").open("ab")
+        command = [sys.executable, "-m", "masques.cli.main", "worker", "--redis", self.redis_url]
+        proc = subprocess.Popen(
+            [*command, "--processes", "1", "--log-format", "text"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=ROOT,
+        )
+        self.procs.append(proc)
+        deadline = time.monotonic() + WAIT
+        while self.redis.zcard(WORKERS_KEY) <= before:  # it says it is alive once it is ready
+            assert proc.poll() is None, self.log(len(self.procs) - 1)
+            assert time.monotonic() < deadline, "the worker did not come up"
+            time.sleep(0.05)
+        return proc
+
+    def log(self, index: int) -> str:
+        return (self.folder / f"worker{index}.log").read_text("utf-8", errors="replace")
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGCONT)
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        self.redis.close()
+
+
+@pytest.fixture
+def workers(redis_url: str, tmp_path: Path) -> Iterator[Workers]:
+    pool = Workers(redis_url, tmp_path)
+    yield pool
+    pool.stop()
+
+
+def a_decision(level: str, seed: int) -> partial[int]:
+    """A real bot decision on a Masker position: what the server sends to the workers."""
+    state = load_game("masker", {}).new_initial_state(seed)
+    seat = state.current_player
+    return partial(
+        bot_move,
+        "masker",
+        {},
+        level,
+        seat,
+        observation=state.observation(seat),
+        legal=state.legal_actions(),
+        rng=random.Random(seed),
+    )
+
+
+def in_progress(client: redis.Redis) -> set[bytes]:
+    return {key.removeprefix(b"arq:in-progress:") for key in client.keys("arq:in-progress:*")}
+
+
+def test_jobs_wait_for_a_worker_run_on_the_workers_and_the_slots_follow_them(
+    redis_url: str, workers: Workers
+) -> None:
+    async def scenario() -> None:
+        queue = FairQueue(1, WAIT, partial(RedisBotQueue, redis_url))
+        assert isinstance(queue.pool, RedisBotQueue)
+        queue.pool.start()
+        try:
+            waiting = queue.run("ann", a_decision("easy", 1))
+            await asyncio.sleep(1.0)
+            assert not waiting.done(), "no worker runs: the job waits in the queue"
+            await asyncio.to_thread(workers.start)
+            assert await asyncio.wait_for(waiting, WAIT) in a_decision("easy", 1).keywords["legal"]
+
+            await asyncio.to_thread(workers.start)
+            deadline = time.monotonic() + WAIT
+            while queue.slots < 2:  # the second worker is counted: two decisions at once
+                assert time.monotonic() < deadline, "the second worker was not counted"
+                await asyncio.sleep(0.05)
+            jobs = [queue.run(owner, a_decision("hard", seed)) for owner, seed in (("ann", 2), ("bob", 3))]
+            both = False
+            while not all(job.done() for job in jobs) and not both:
+                both = len(in_progress(workers.redis)) == 2  # each worker holds one of them
+                await asyncio.sleep(0.005)
+            assert both, "the two decisions never ran at the same time on the two workers"
+            for job, seed in zip(jobs, (2, 3), strict=True):
+                assert await asyncio.wait_for(job, WAIT) in a_decision("hard", seed).keywords["legal"]
+
+            with pytest.raises(ValueError, match="invalid literal"):  # a job's error comes back
+                await asyncio.wait_for(queue.run("ann", partial(int, "x")), WAIT)
+        finally:
+            queue.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_killed_mid_move_has_its_job_taken_by_another_and_no_match_hangs(
+    redis_url: str, workers: Workers, tmp_path: Path
+) -> None:
+    workers.start()
+    survivor = workers.start()
+    url = support.fresh_database_url("sqlite", tmp_path)
+    server = support.ServerProcess(
+        url,
+        support.free_port(),
+        tmp_path / "server.log",
+        redis_url=redis_url,
+        env={"MASQUES_BOT_QUEUE": "redis", "MASQUES_LOG_FORMAT": "text"},
+    ).start()
+    try:
+        # Two clients (two loopback addresses): one client's bots may hold all slots but one.
+        clients = [
+            httpx.Client(
+                base_url=server.base_url,
+                timeout=support.TIMEOUT,
+                transport=httpx.HTTPTransport(local_address=address),
+            )
+            for address in ("127.0.0.1", "127.0.0.2")
+        ]
+        with clients[0] as api, clients[1] as other:
+            matches = [
+                support.create_match(client, "masker", {}, ["medium", "medium"], seed=seed)["id"]
+                for client, seed in ((api, 5), (other, 6))
+            ]
+            victim = workers.procs[0]
+            taken = _freeze_a_worker_holding_a_job(workers, victim)
+            os.killpg(victim.pid, signal.SIGKILL)  # the frozen worker dies without a word
+            victim.wait(timeout=10)
+
+            deadline = time.monotonic() + 180
+            while not all(support.summary(api, m)["status"] == "finished" for m in matches):
+                assert time.monotonic() < deadline, f"a match hung:\n{server.log()}"
+                time.sleep(0.25)
+        assert survivor.poll() is None
+        assert f"bot job {taken.decode()} taken over (try 2)" in workers.log(1)
+        log = (tmp_path / "server.log").read_text("utf-8")
+        assert " failed at " not in log, "every decision came from its own level: none was replayed lower"
+    finally:
+        server.stop()
+
+
+def _freeze_a_worker_holding_a_job(workers: Workers, victim: subprocess.Popen[bytes]) -> bytes:
+    """Stop ``victim`` while it holds a job, and return that job's id: the job both workers held
+    that is still held once the other had time to finish its own."""
+    for _ in range(20):
+        deadline = time.monotonic() + WAIT
+        held: set[bytes] = set()
+        while len(held) < 2:
+            assert time.monotonic() < deadline, "the two workers never held a job each"
+            held = in_progress(workers.redis)
+            time.sleep(0.002)
+        os.killpg(victim.pid, signal.SIGSTOP)
+        time.sleep(1.0)  # the other worker's medium decision is over by now
+        still = held & in_progress(workers.redis)
+        if len(still) == 1:
+            return still.pop()
+        os.killpg(victim.pid, signal.SIGCONT)  # it finished just before: try again
+    raise AssertionError("could not catch a worker in the middle of a decision")
+
+
+def test_the_redis_queue_needs_a_redis_url_and_the_worker_needs_its_redis(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    with pytest.raises(ValueError, match="Redis URL"):
+        create_app(url, bot_queue="redis")
+    with pytest.raises(ValueError, match="embedded, redis"):
+        create_app(url, bot_queue="cloud")
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["worker"], env={"MASQUES_REDIS_URL": ""})
+    assert refused.exit_code == 2
+    assert "--redis" in refused.output
+    refused = runner.invoke(cli, ["serve", "--database", url, "--bot-queue", "redis"])
+    assert refused.exit_code == 2
+    assert "Redis URL" in refused.output
