@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 from masques_server_support import (  # type: ignore[import-not-found]
     TIMEOUT,
+    Conn,
     ServerProcess,
     committed_actions,
     create_match,
@@ -56,6 +57,37 @@ def test_two_processes_play_one_match_through_redis(tmp_path: Path) -> None:
             assert GameRecord.from_json(final_a).replay().is_terminal()
             for conn in conns:
                 conn.close()
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_a_seat_taken_through_one_process_is_known_at_once_to_the_other(tmp_path: Path) -> None:
+    """Behind a proxy a join and the WebSocket that follows it may reach two processes; the second
+    must not refuse the fresh token while the news of the join is still on its way through Redis."""
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
+    url = fresh_database_url("postgresql", tmp_path)
+    first = ServerProcess(url, free_port(), tmp_path / "a.log", redis_url=redis_url).start()
+    second = ServerProcess(url, free_port(), tmp_path / "b.log", redis_url=redis_url).start()
+    try:
+        with (
+            httpx.Client(base_url=first.base_url, timeout=TIMEOUT) as api_a,
+            httpx.Client(base_url=second.base_url, timeout=TIMEOUT) as api_b,
+        ):
+            for round_ in range(5):
+                match = create_match(api_a, "masker", {"players": 2}, ["human", "human"], seed=round_)
+                assert api_b.get(f"/api/matches/{match['id']}").status_code == 200  # B holds it too
+                tokens = {seat: join(api_a, match["id"], f"p{seat}", seat)["token"] for seat in (0, 1)}
+                for seat, token in tokens.items():
+                    conn = Conn(second.ws_url, match["id"], token, seat)
+                    state = conn.first_state()
+                    assert state["seat"] == seat, state
+                    conn.close()
+                moved = api_b.post(
+                    f"/api/matches/{match['id']}/resign", headers={"X-Seat-Token": tokens[1]}
+                )
+                assert moved.status_code == 200, moved.text
     finally:
         first.stop()
         second.stop()

@@ -433,7 +433,8 @@ def create_app(
         registry = registry_of(request)
         match = await registry.get(match_id)
         token = one_token(token, request.headers.get("x-seat-token"))
-        return match, registry.seat_for(match, None if signed is None else signed.player, token, left=left)
+        player = None if signed is None else signed.player
+        return match, await registry.fresh_seat_for(match, player, token, left=left)
 
     @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
     async def resign(match_id: str, request: Request) -> dict[str, Any]:
@@ -599,10 +600,8 @@ def create_app(
 
     async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
         """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""
-        if token:
-            return match.seat_of_token(token)
-        signed = await people.optional_session(request)
-        return match.seat_of_player(None if signed is None else signed.player)
+        signed = None if token else await people.optional_session(request)
+        return await registry_of(request).seat_of(match, token, None if signed is None else signed.player)
 
     @app.websocket("/ws/matches/{match_id}")
     async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:
@@ -616,7 +615,7 @@ def create_app(
             await registry.rates.check("connect", key)
             match = await registry.get(match_id)
             player = await session_player(websocket)
-            seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+            seat = await registry.seat_of(match, token, player)
             client = Client(seat, websocket.send_text, player)
             await registry.connect(match, client)
         except WebSocketDisconnect:

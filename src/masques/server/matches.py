@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+import orjson
 from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
@@ -85,6 +86,16 @@ class Player:
     kind: str  # guest or account
 
 
+def json_text(value: Any) -> str:
+    """A message's JSON text.  Every move sends one view per seat, so this is on the hot path of a
+    move: orjson encodes views many times faster than the standard library; the standard library
+    takes what orjson refuses (integers beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
 @dataclass(eq=False)
 class Client:
     """One WebSocket connection: a seat (or None for a spectator), how to send to it, and its outbox.
@@ -102,7 +113,7 @@ class Client:
         """Queue a message (a dict or its JSON text); False once the connection is dropped."""
         if self.dropped:
             return False
-        text = message if isinstance(message, str) else json.dumps(message)
+        text = message if isinstance(message, str) else json_text(message)
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
@@ -192,6 +203,8 @@ class LiveMatch:
     presence_task: asyncio.Task[None] | None = None
     away_task: asyncio.Task[None] | None = None
     last_used: float = field(default_factory=time.monotonic)
+    _words: tuple[int, list[dict[str, Any]]] | None = field(default=None, repr=False)
+    """The recent moves in words at one version, written once for every seat that sees them."""
 
     @property
     def queue_owner(self) -> str:
@@ -340,8 +353,9 @@ class LiveMatch:
             "spectators": sum(1 for c in self.clients if c.seat is None),
         }
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """A seat's (or a spectator's) whole picture of the match, from its observation only."""
+    def view(self, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A seat's (or a spectator's) whole picture of the match, from its observation only.
+        ``summary``: this version's :meth:`summary`, when the caller builds every seat's view."""
         state = self.state
         your_turn = (
             self.status == "running"
@@ -350,10 +364,12 @@ class LiveMatch:
             and state.current_player == seat
             and self.seats[seat].kind == HUMAN
         )
-        summary = self.summary()
+        summary = self.summary() if summary is None else summary
         if seat is not None and self.private:
-            summary["invite"] = self.invite  # the players may invite; spectators may not
-        view = state_view(state, seat, summary, self.actors, your_turn=your_turn)
+            summary = {**summary, "invite": self.invite}  # the players may invite; spectators may not
+        if self._words is None or self._words[0] != len(state.history):
+            self._words = (len(state.history), recent_log(state, self.actors, {"moves": state.history}))
+        view = state_view(state, seat, summary, self.actors, your_turn=your_turn, words=self._words[1])
         if self.end is not None and self.end.get("reason") != "played":
             view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
         return view
@@ -404,7 +420,13 @@ class LiveMatch:
 
 
 def state_view(
-    state: State, seat: int | None, summary: dict[str, Any], actors: list[int], *, your_turn: bool
+    state: State,
+    seat: int | None,
+    summary: dict[str, Any],
+    actors: list[int],
+    *,
+    your_turn: bool,
+    words: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: the observation, the legal moves when it is that seat's
     turn (each with its text and the engine's structured form), the recent moves in words, and once
@@ -426,7 +448,7 @@ def state_view(
         "your_turn": your_turn,
         "observation": observation,
         "legal": legal,
-        "log": recent_log(state, actors, observation),
+        "log": recent_log(state, actors, observation, words=words),
         "result": (
             {"scores": state.scores(), "winners": state.winners(), "reason": "played"}
             if state.is_terminal()
@@ -436,12 +458,20 @@ def state_view(
 
 
 def recent_log(
-    state: State, actors: list[int], observation: Any, length: int = LOG_LENGTH
+    state: State,
+    actors: list[int],
+    observation: Any,
+    length: int = LOG_LENGTH,
+    *,
+    words: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The last moves in words, with who made them — only when the seat's observation already
-    shows every move (``moves``), so the log can never tell a seat more than it sees."""
+    shows every move (``moves``), so the log can never tell a seat more than it sees.  ``words``:
+    the same entries, already written for this version (every seat that sees them gets the same)."""
     if not isinstance(observation, dict) or observation.get("moves") != state.history:
         return []
+    if words is not None:
+        return words
     start = max(0, len(state.history) - length)
     return [
         {"version": i + 1, "seat": actors[i], "move": state.action_to_str(a)}
@@ -1037,6 +1067,25 @@ class Registry:
             await self.broadcast(match)
             self._schedule_bots(match)
 
+    async def seat_of(self, match: LiveMatch, token: str | None, player: Player | None) -> int | None:
+        """The seat of a token (else of a signed-in player; None: a spectator).  With several
+        processes, a seat taken through another process a moment ago may not have reached this one
+        yet: a token or player it does not know makes it catch up from storage once first."""
+        try:
+            seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+        except ServerError:
+            if self.fanout is None:
+                raise
+            seat = None
+        if seat is None and self.fanout is not None and (token or player is not None):
+            async with match.lock:
+                changed = await self._catch_up(match)
+            if changed:
+                await self.broadcast(match)
+                self._schedule_bots(match)
+            seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+        return seat
+
     # -- the end of a match without its last move -----------------------------------------------
     def seat_for(
         self, match: LiveMatch, player: Player | None, token: str | None, *, left: bool = False
@@ -1044,6 +1093,16 @@ class Registry:
         """The person's seat a request acts for: its token's, else its player's; 403 for anyone else.
         ``left``: also a seat a bot took over from its person (who may still answer a rematch)."""
         seat = match.seat_of_token(token) if token else match.seat_of_player(player)
+        return self._held(match, seat, left=left)
+
+    async def fresh_seat_for(
+        self, match: LiveMatch, player: Player | None, token: str | None, *, left: bool = False
+    ) -> int:
+        """:meth:`seat_for`, catching up first with a seat taken through another process."""
+        return self._held(match, await self.seat_of(match, token, player), left=left)
+
+    @staticmethod
+    def _held(match: LiveMatch, seat: int | None, *, left: bool) -> int:
         if seat is None or not (match.seats[seat].held or (left and match.seats[seat].person)):
             raise ServerError(403, "not_seated", "only a player of this match may do this")
         return seat
@@ -1458,7 +1517,7 @@ class Registry:
             await self.fanout.said(match.id, line.id)
 
     def _deliver_line(self, match: LiveMatch, line: ChatRow) -> None:
-        text = json.dumps(
+        text = json_text(
             {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
         )
         for client in list(match.clients):
@@ -1517,9 +1576,10 @@ class Registry:
         """Hand every connection its view: one JSON text per seat, queued without waiting, the
         players' first (their writers then run before a crowd of spectators' do)."""
         texts: dict[int | None, str] = {}
+        summary = match.summary() if match.clients else None
         for client in sorted(match.clients, key=lambda c: c.seat is None):
             if client.seat not in texts:
-                texts[client.seat] = json.dumps(match.view(client.seat))
+                texts[client.seat] = json_text(match.view(client.seat, summary))
             if not client.deliver(texts[client.seat]):
                 match.clients.discard(client)
 
@@ -1577,7 +1637,7 @@ class Registry:
         self._send_presence(match, everyone=False)
 
     def _send_presence(self, match: LiveMatch, *, everyone: bool) -> None:
-        text = json.dumps(presence_of(match))
+        text = json_text(presence_of(match))
         for client in list(match.clients):
             if (everyone or client.seat is not None) and not client.deliver(text):
                 match.clients.discard(client)
