@@ -1,9 +1,11 @@
 """Server load scenarios over HTTP and WebSocket on loopback, against a ``masques serve`` subprocess.
 
-Usage: python benchmarks/server.py [--scenario matches|bots|spectators|all] [--src CHECKOUT] [--json]
+Usage: python benchmarks/server.py [--scenario matches|bots|spectators|site|all] [--src CHECKOUT] [--json]
        [--matches 100] [--duration 30] [--chat-every 10] [--bot-workers N]
        [--bots-duration 90 --bots-loaded-duration 240] [--spectators 1000] [--spectators-duration 60]
        [--processes 2 --database postgresql+psycopg://... --redis redis://...]
+       [--scenario site --database postgresql+psycopg://... --redis redis://HOST/DB --nginx PATH
+        --site-humans 25,50,100 --site-bot-matches 6 --site-duration 20]
 
 Each scenario starts its own server on a free port of 127.0.0.1 (SQLite in a temporary directory
 unless ``--database``), from ``--src CHECKOUT/src`` when given (so one script measures two versions of
@@ -34,6 +36,17 @@ message saying it is their turn); a round trip is an action sent -> the sender's
   (to its end, or the duration).  The humans' round trip p50 / p99 / max, failed spectator
   connections, connect latency and messages received per spectator.
 
+``site`` (not in ``all``): the deployed topology, three times: one web process with one bot worker,
+  one with two, two web processes with two workers; always PostgreSQL (a fresh database each time on
+  the server of ``--database``) and Redis (the database of ``--redis``, emptied before each: give it
+  one of its own) behind nginx with ``deploy/masques-locations.conf``, bots on ``masques worker``
+  (``--bot-queue redis``).  For each: a ladder of all-human Masker 4-player matches (``--site-humans``,
+  the ``matches`` scenario's scripted humans, through the proxy), moves/s and round trip p50 / p99 at
+  each step; then ``--site-bot-matches`` all-bot Masker 2-player matches (medium), each from a client
+  address of its own, kept going: bot actions/s from the web processes' metrics.  Reported: bot
+  actions/s with two workers over one, the all-human rate each topology held at p99 < 100 ms (the
+  highest step of the ladder that did), two web processes over one, and one web process at p99 < 50 ms.
+
 Every loop is bounded in count and in time, and only 127.0.0.x is ever contacted.
 """
 
@@ -48,6 +61,7 @@ import multiprocessing
 import os
 import random
 import resource
+import shutil
 import signal
 import socket
 import statistics
@@ -87,8 +101,9 @@ SCENARIO_ENV = {
     "matches": {"MASQUES_MAX_BOT_MATCHES": "100000", "MASQUES_ANY_SEED": "1"},
     "bots": {},  # the per-client bot cap is part of what is measured
     "spectators": {},
+    "site": {},
 }
-SCENARIOS = ("matches", "bots", "spectators")
+SCENARIOS = ("matches", "bots", "spectators", "site")
 
 
 # -- the server under test ------------------------------------------------------------------------
@@ -470,6 +485,7 @@ async def table(
     window: tuple[float, float],
     players: dict[int, httpx.AsyncClient] | None = None,
     chat_every: float = 0.0,
+    seats: list[str] | None = None,
 ) -> None:
     """One table: a match, then a new one each time a game ends, until the window closes."""
     loop = asyncio.get_running_loop()
@@ -497,7 +513,7 @@ async def table(
         )
         if not all(results) or loop.time() >= window[1]:
             return
-        match_id, tokens = await new_match(api, players=players, seed=table_seed(number, game + 1))
+        match_id, tokens = await new_match(api, seats, players=players, seed=table_seed(number, game + 1))
 
 
 def table_seed(table: int, game: int) -> int:
@@ -513,6 +529,7 @@ async def run_matches(
     *,
     accounts: bool = False,
     chat_every: float = 0.0,
+    seats: list[str] | None = None,
 ) -> Stats:
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
@@ -536,7 +553,7 @@ async def run_matches(
             note(f"  {len(clients)} accounts signed up in {time.perf_counter() - setup:.1f} s")
         setup = time.perf_counter()
         first = await asyncio.gather(
-            *(new_match(api, players=tables[i], seed=table_seed(i, 0)) for i in range(matches))
+            *(new_match(api, seats, players=tables[i], seed=table_seed(i, 0)) for i in range(matches))
         )
         note(f"  {matches} matches created and joined in {time.perf_counter() - setup:.1f} s")
         loop = asyncio.get_running_loop()
@@ -553,6 +570,7 @@ async def run_matches(
                     window=window,
                     players=tables[i],
                     chat_every=chat_every,
+                    seats=seats,
                 )
                 for i in range(matches)
             )
@@ -1331,15 +1349,271 @@ def print_spectators(f: dict[str, Any]) -> None:
 
 
 # -- main -----------------------------------------------------------------------------------------
+
+# -- the site: web processes and bot workers behind nginx ------------------------------------------
+SITE_TOPOLOGIES = ((1, 1), (1, 2), (2, 2))
+"""(web processes, ``masques worker`` processes) of the ``site`` scenario, in the order they run."""
+ALL_HUMAN = ["human"] * 4
+SITE_BOT_SEATS = [{"kind": "medium"}, {"kind": "medium"}]
+LOCATIONS = Path(__file__).resolve().parents[1] / "deploy" / "masques-locations.conf"
+BOT_CLIENTS = "127.0.0.{}"  # the bot matches' clients: one address each, 127.0.0.10 and up
+
+
+class BotWorkers:
+    """``masques worker`` processes, one decision at a time each, each in its own process group."""
+
+    def __init__(self, workdir: Path, count: int, redis: str, source: Source) -> None:
+        self.procs: list[subprocess.Popen[bytes]] = []
+        for i in range(count):
+            log = (workdir / f"worker-{i}-{free_port()}.log").open("wb")
+            command = [source.python, "-m", "masques.cli.main", "worker", "--redis", redis]
+            self.procs.append(
+                subprocess.Popen(
+                    [*command, "--processes", "1", "--log-level", "warning"],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                    env=source.env({}),
+                )
+            )
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+
+class Proxy:
+    """Debian's nginx on loopback with the site's own rules (``deploy/masques-locations.conf``)."""
+
+    def __init__(self, workdir: Path, nginx: str, upstreams: list[int]) -> None:
+        self.port = free_port()
+        folder = workdir / f"nginx-{self.port}"
+        folder.mkdir()
+        servers = "\n".join(f"        server {HOST}:{p};" for p in upstreams)
+        temp = "\n".join(
+            f"    {kind}_temp_path {folder / kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        conf = folder / "nginx.conf"
+        conf.write_text(
+            f"""{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+daemon off;
+pid {folder / "nginx.pid"};
+error_log {folder / "error.log"} warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+{temp}
+    upstream masques {{
+{servers}
+    }}
+    server {{
+        listen {HOST}:{self.port};
+        include {LOCATIONS};
+    }}
+}}
+""",
+            "utf-8",
+        )
+        self.proc = subprocess.Popen(
+            [nginx, "-c", str(conf)], stdin=subprocess.DEVNULL, start_new_session=True
+        )
+        self.base_url = f"http://{HOST}:{self.port}"
+        self.ws_url = f"ws://{HOST}:{self.port}"
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.base_url}/api/games", timeout=2).status_code == 200:
+                    return
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"nginx did not start: {(folder / 'error.log').read_text(errors='replace')}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        self.proc.wait(timeout=10)
+
+
+def postgres_database(base: str, name: str, *, drop: bool = False) -> str:
+    """Create (or drop) the database ``name`` on the server of ``base``; its URL."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if not drop:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def bot_actions(servers: list[Server]) -> float:
+    """Bot actions committed so far, summed over the web processes' metrics."""
+    total = 0.0
+    for server in servers:
+        for line in httpx.get(f"{server.base_url}/metrics", timeout=10).text.splitlines():
+            if line.startswith('masques_actions_total{by="bot"}'):
+                total += float(line.split()[-1])
+    return total
+
+
+async def bot_load(
+    proxy: Proxy, servers: list[Server], matches: int, warmup: float, duration: float
+) -> float:
+    """Bot actions/s while ``matches`` all-bot matches (each from a client address of its own) are
+    kept going; a finished match is replaced by its client."""
+    clients = [
+        httpx.AsyncClient(
+            base_url=proxy.base_url,
+            timeout=60,
+            transport=httpx.AsyncHTTPTransport(local_address=BOT_CLIENTS.format(10 + i)),
+        )
+        for i in range(matches)
+    ]
+    body = {"game": "masker", "options": MASKER_2P, "seats": SITE_BOT_SEATS}
+
+    async def keep_going(client: httpx.AsyncClient, stop_at: float) -> None:
+        loop = asyncio.get_running_loop()
+        while loop.time() < stop_at:
+            response = await client.post("/api/matches", json=body)
+            response.raise_for_status()
+            match_id = response.json()["id"]
+            while loop.time() < stop_at:
+                await asyncio.sleep(0.5)
+                summary = await client.get(f"/api/matches/{match_id}")
+                if summary.json().get("status") == "finished":
+                    break
+
+    try:
+        loop = asyncio.get_running_loop()
+        stop_at = loop.time() + warmup + duration + 1
+        keepers = asyncio.gather(*(keep_going(c, stop_at) for c in clients))
+        await asyncio.sleep(warmup)
+        before = await asyncio.to_thread(bot_actions, servers)
+        await asyncio.sleep(duration)
+        after = await asyncio.to_thread(bot_actions, servers)
+        await keepers
+    finally:
+        for client in clients:
+            await client.aclose()
+    return (after - before) / duration
+
+
+def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
+    if not (args.redis and args.database.startswith("postgresql")):
+        raise SystemExit("site: needs --database postgresql+psycopg://... and --redis redis://...")
+    nginx = args.nginx or shutil.which("nginx") or "/usr/sbin/nginx"
+    import redis as redis_client
+
+    steps = [int(n) for n in args.site_humans.split(",")]
+    rows: list[dict[str, Any]] = []
+    for webs, workers in SITE_TOPOLOGIES:
+        note(f"  {webs} web process(es), {workers} worker(s)")
+        redis_client.Redis.from_url(args.redis).flushdb()  # the scenario's own Redis database
+        name = f"masques_bench_site_{os.getpid()}"
+        database = postgres_database(args.database, name)
+        env = {**SCENARIO_ENV["matches"], "MASQUES_BOT_QUEUE": "redis", "MASQUES_LOG_LEVEL": "warning"}
+        pool = BotWorkers(tmp, workers, args.redis, source)
+        servers: list[Server] = []
+        proxy = None
+        try:
+            for _ in range(webs):  # one after the other: the first migrates the database
+                servers.append(Server(tmp, None, database, args.redis, source=source, env=env))
+                servers[-1].wait_ready()
+            proxy = Proxy(tmp, nginx, [s.port for s in servers])
+            humans = []
+            for n in steps:
+                stats = asyncio.run(
+                    run_matches(proxy.base_url, [proxy.ws_url], n, args.site_duration, seats=ALL_HUMAN)
+                )
+                rtt = stats.round_trips
+                humans.append(
+                    {
+                        "matches": n,
+                        "moves_per_s": stats.human_actions / args.site_duration,
+                        "rtt_p50_ms": 1000 * percentile(rtt, 0.50),
+                        "rtt_p99_ms": 1000 * percentile(rtt, 0.99),
+                        "errors": stats.errors,
+                        "timeouts": stats.timeouts,
+                    }
+                )
+                note(
+                    f"    {n} all-human matches: {humans[-1]['moves_per_s']:.0f} moves/s, "
+                    f"p99 {humans[-1]['rtt_p99_ms']:.0f} ms"
+                )
+            rate = asyncio.run(
+                bot_load(proxy, servers, args.site_bot_matches, args.bots_warmup, args.site_duration)
+            )
+            note(f"    {args.site_bot_matches} all-bot matches: {rate:.1f} bot actions/s")
+        finally:
+            if proxy is not None:
+                proxy.stop()
+            for server in servers:
+                server.stop()
+            pool.stop()
+            postgres_database(args.database, name, drop=True)
+        rows.append({"web_processes": webs, "workers": workers, "bot_actions_per_s": rate, "humans": humans})
+
+    def held(row: dict[str, Any], p99_ms: float) -> float:
+        """The largest all-human rate of the ladder whose p99 round trip stayed under ``p99_ms``."""
+        ok = [h["moves_per_s"] for h in row["humans"] if h["rtt_p99_ms"] < p99_ms and not h["timeouts"]]
+        return max(ok, default=0.0)
+
+    one, two, two_web = rows
+    one_web = max(held(one, 100), held(two, 100))  # people's moves need no bot worker
+    return {
+        "game": "masker 2D; bots: 2 players medium,medium; humans: 4 players, all human",
+        "duration_s": args.site_duration,
+        "bot_matches": args.site_bot_matches,
+        "topologies": rows,
+        "bots_two_workers_over_one": two["bot_actions_per_s"] / one["bot_actions_per_s"]
+        if one["bot_actions_per_s"]
+        else float("nan"),
+        "humans_held_p99_100ms": {f"{r['web_processes']}w{r['workers']}k": held(r, 100) for r in rows},
+        "humans_held_p99_50ms_one_web": max(held(one, 50), held(two, 50)),
+        "humans_two_webs_over_one": held(two_web, 100) / one_web if one_web else float("nan"),
+    }
+
+
+def print_site(f: dict[str, Any]) -> None:
+    print(f"site: {f['game']}, behind nginx, PostgreSQL + Redis, bots on `masques worker`")
+    print("  web  workers  bot actions/s   all-human matches: moves/s (p99 ms)")
+    for row in f["topologies"]:
+        ladder = "  ".join(
+            f"{h['matches']}: {h['moves_per_s']:.0f} ({h['rtt_p99_ms']:.0f})" for h in row["humans"]
+        )
+        print(
+            f"  {row['web_processes']:>3}  {row['workers']:>7}  {row['bot_actions_per_s']:>13.1f}   {ladder}"
+        )
+    print(f"  bot actions/s, two workers over one: {f['bots_two_workers_over_one']:.2f}x")
+    held = f["humans_held_p99_100ms"]
+    print(f"  all-human moves/s held at p99 < 100 ms: {held}")
+    print(f"  two web processes over one (p99 < 100 ms): {f['humans_two_webs_over_one']:.2f}x")
+    print(f"  one web process at p99 < 50 ms: {f['humans_held_p99_50ms_one_web']:.0f} moves/s")
+
+
 RUNNERS: dict[str, Callable[[argparse.Namespace, Source, Path], dict[str, Any]]] = {
     "matches": scenario_matches,
     "bots": scenario_bots,
     "spectators": scenario_spectators,
+    "site": scenario_site,
 }
 PRINTERS: dict[str, Callable[[dict[str, Any]], None]] = {
     "matches": print_matches,
     "bots": print_bots,
     "spectators": print_spectators,
+    "site": print_site,
 }
 
 
@@ -1409,6 +1683,19 @@ def main() -> None:
     parser.add_argument(
         "--bots-warmup", type=float, default=5.0, help="bots: seconds before each phase counts (default 5)"
     )
+    parser.add_argument("--nginx", default=None, help="site: the nginx program (default: nginx on PATH)")
+    parser.add_argument(
+        "--site-humans",
+        default="25,50,100",
+        help="site: the ladder of all-human matches played at once, one step after the other",
+    )
+    parser.add_argument("--site-bot-matches", type=int, default=6, help="site: all-bot matches kept going")
+    parser.add_argument(
+        "--site-duration",
+        type=float,
+        default=20.0,
+        help="site: measurement seconds of each step (default 20)",
+    )
     parser.add_argument("--spectators", type=int, default=1000, help="spectators: how many (default 1000)")
     parser.add_argument(
         "--spectators-duration",
@@ -1443,7 +1730,7 @@ def main() -> None:
     described = source.describe()
     line = source_line(described)
     note(line)
-    chosen = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    chosen = [n for n in SCENARIOS if n != "site"] if args.scenario == "all" else [args.scenario]
     figures: dict[str, Any] = {"source": described, "cpus": os.cpu_count(), "scenarios": {}}
     with tempfile.TemporaryDirectory(prefix="masques-bench-") as tmp:
         for name in chosen:

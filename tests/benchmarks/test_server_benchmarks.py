@@ -5,6 +5,7 @@ The figures themselves are timings and are not asserted; the counts that do not 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,30 @@ def test_every_server_scenario_runs_and_reports() -> None:
     assert (spectators["connected"], spectators["failed_connections"]) == (20, 0)
     assert spectators["messages_per_spectator"]["min"] >= 1  # at least the view sent on connect
     assert {"p50_ms", "p99_ms", "max_ms"} <= set(spectators["rtt"])
+
+
+@pytest.mark.slow
+def test_the_site_scenario_runs_every_topology_behind_nginx() -> None:
+    postgres, nginx = os.environ.get("MASQUES_TEST_POSTGRES_URL"), os.environ.get("MASQUES_TEST_NGINX")
+    redis = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert postgres and nginx and redis, "run the tests with scripts/test.sh (PostgreSQL, Redis, nginx)"
+    own_redis = redis.rsplit("/", 1)[0] + "/11"  # the scenario empties its Redis database
+    figures = run(
+        "server.py",
+        *("--scenario", "site", "--database", postgres, "--redis", own_redis, "--nginx", nginx),
+        *("--site-humans", "2", "--site-bot-matches", "2", "--site-duration", "2", "--bots-warmup", "2"),
+    )
+    site = figures["scenarios"]["site"]
+    shape = [(row["web_processes"], row["workers"]) for row in site["topologies"]]
+    assert shape == [(1, 1), (1, 2), (2, 2)]
+    for row in site["topologies"]:
+        assert row["bot_actions_per_s"] > 0, row  # the bots moved, on the workers
+        (step,) = row["humans"]
+        assert (step["matches"], step["errors"], step["timeouts"]) == (2, 0, 0), row
+        assert step["moves_per_s"] > 0, row
+    assert {"bots_two_workers_over_one", "humans_two_webs_over_one", "humans_held_p99_50ms_one_web"} <= set(
+        site
+    )
 
 
 @pytest.mark.slow
