@@ -15,9 +15,10 @@ without such limits ignores them).  Scripted humans act 200 ms after their turn 
 message saying it is their turn); a round trip is an action sent -> the sender's updated view.
 
 ``matches`` (the default): N concurrent matches of Masker, 4 players, 2D, seats human, easy, human,
-  easy; a finished game is replaced at the same table.  Each table's games are dealt from fixed seeds
-  (``MASQUES_ANY_SEED=1``), and each scripted seat draws its moves from its own fixed generator, so
-  two runs play the same games (their seeded bots too) and differ only in the server's speed.
+  easy (``--seats``: all human, for people's moves alone); a finished game is replaced at the same
+  table.  Each table's games are dealt from fixed seeds (``MASQUES_ANY_SEED=1``), and each scripted
+  seat draws its moves from its own fixed generator, so two runs play the same games (their seeded
+  bots too) and differ only in the server's speed.
   Sustained actions/s, the humans' actions/s and their round trip p50 / p99 / max.  With
   ``--chat-every S`` each human also says a chat line every S seconds on its match's connection.
   (``MASQUES_MAX_BOT_MATCHES=100000``: all matches come from one address.)
@@ -537,7 +538,7 @@ async def run_matches(
         tables: list[dict[int, httpx.AsyncClient] | None] = [None] * matches
         if accounts:
             setup = time.perf_counter()
-            humans = [seat for seat, kind in enumerate(SEATS) if kind == "human"]
+            humans = [seat for seat, kind in enumerate(seats or SEATS) if kind == "human"]
             run = random.Random().getrandbits(32)
             signing = asyncio.Semaphore(8)
 
@@ -598,6 +599,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
                 args.duration,
                 accounts=args.players == "accounts",
                 chat_every=args.chat_every,
+                seats=args.seats.split(","),
             )
         )
     finally:
@@ -607,6 +609,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
     duration = args.duration
     return {
         "matches": args.matches,
+        "seats": args.seats,
         "players": args.players,
         "processes": args.processes,
         "database": database.split(":", 1)[0],
@@ -630,7 +633,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
 
 def print_matches(f: dict[str, Any]) -> None:
     print(
-        f"matches: Masker 4 players 2D (human, easy, human, easy), {f['matches']} concurrent matches, "
+        f"matches: Masker 4 players 2D ({f['seats'].replace(',', ', ')}), {f['matches']} concurrent matches, "
         f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}, "
         f"humans by {f.get('players', 'tokens')}"
     )
@@ -1653,6 +1656,12 @@ def main() -> None:
         "--bot-workers", type=int, default=None, help="server bot processes (default: the server's default)"
     )
     parser.add_argument("--matches", type=int, default=100, help="matches: concurrent matches (default 100)")
+    parser.add_argument(
+        "--seats",
+        default=",".join(SEATS),
+        help="matches: the four seats of Masker's matches (default human,easy,human,easy; all human: "
+        "human,human,human,human)",
+    )
     parser.add_argument(
         "--players",
         choices=["tokens", "accounts"],

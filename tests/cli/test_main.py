@@ -212,6 +212,7 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     limits = made["limits"]
     assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
     assert made["bot_queue"] == "redis"
+    assert made["ws_per_message_deflate"] is False  # off unless asked for
     assert (made["host"], made["port"], made["logs"]) == ("127.0.0.2", 8124, ("info", "text"))
     assert (limits.max_spectators, limits.analysis_level) == (9, "hard")  # type: ignore[attr-defined]
     help_text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).stdout
@@ -227,6 +228,8 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     assert bad.exit_code != 0 and "analysis level" in bad.output
     bad = runner.invoke(app, ["serve"], env={**env, "MASQUES_LOG_FORMAT": "xml"})
     assert bad.exit_code != 0 and "--log-format is json or text" in bad.output
+    assert runner.invoke(app, ["serve"], env={**env, "MASQUES_WS_COMPRESSION": "1"}).exit_code == 0
+    assert made["ws_per_message_deflate"] is True
 
 
 def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: pytest.MonkeyPatch) -> None:

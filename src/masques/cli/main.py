@@ -465,6 +465,15 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="The bot level that analyses finished matches: easy, medium, hard or expert (expert).",
         ),
     ] = None,
+    ws_compression: Annotated[
+        bool,
+        typer.Option(
+            envvar="MASQUES_WS_COMPRESSION",
+            help="Compress WebSocket messages (permessage-deflate): views of a few kilobytes shrink "
+            "to a fraction, at a CPU cost per message that outweighs everything else a move costs the "
+            "server; for sites whose players' bandwidth is scarcer than the server's CPU.",
+        ),
+    ] = False,
     log_level: Annotated[
         str,
         typer.Option(
@@ -525,6 +534,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         host=host,
         port=port,
         ws_max_size=MAX_MESSAGE * 4,
+        ws_per_message_deflate=ws_compression,
         log_config=None,  # logs.configure's handlers, for uvicorn's lines too
         access_log=False,  # the server writes its own, without query strings
     )
