@@ -1394,6 +1394,20 @@ class BotWorkers:
                 proc.wait(timeout=10)
 
 
+def loopback_nginx(folder: Path, port: int, upstreams: list[int], *, connections: int) -> str:
+    """The nginx configuration of ``deploy/loopback-nginx.conf.template`` for these ports."""
+    template = (LOCATIONS.parent / "loopback-nginx.conf.template").read_text("utf-8")
+    return template.format(
+        user="user root;" if os.geteuid() == 0 else "",
+        folder=folder,
+        connections=connections,
+        upstream_count=len(upstreams),
+        servers="\n".join(f"        server {HOST}:{p};" for p in upstreams),
+        port=port,
+        locations=LOCATIONS,
+    )
+
+
 class Proxy:
     """Debian's nginx on loopback with the site's own rules (``deploy/masques-locations.conf``)."""
 
@@ -1401,33 +1415,8 @@ class Proxy:
         self.port = free_port()
         folder = workdir / f"nginx-{self.port}"
         folder.mkdir()
-        servers = "\n".join(f"        server {HOST}:{p};" for p in upstreams)
-        temp = "\n".join(
-            f"    {kind}_temp_path {folder / kind};"
-            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
         conf = folder / "nginx.conf"
-        conf.write_text(
-            f"""{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-daemon off;
-pid {folder / "nginx.pid"};
-error_log {folder / "error.log"} warn;
-events {{ worker_connections 4096; }}
-http {{
-    access_log off;
-{temp}
-    upstream masques {{
-{servers}
-    }}
-    server {{
-        listen {HOST}:{self.port};
-        include {LOCATIONS};
-    }}
-}}
-""",
-            "utf-8",
-        )
+        conf.write_text(loopback_nginx(folder, self.port, upstreams, connections=4096), "utf-8")
         self.proc = subprocess.Popen(
             [nginx, "-c", str(conf)], stdin=subprocess.DEVNULL, start_new_session=True
         )
@@ -1699,12 +1688,7 @@ def main() -> None:
         help="site: the ladder of all-human matches played at once, one step after the other",
     )
     parser.add_argument("--site-bot-matches", type=int, default=6, help="site: all-bot matches kept going")
-    parser.add_argument(
-        "--site-duration",
-        type=float,
-        default=20.0,
-        help="site: measurement seconds of each step (default 20)",
-    )
+    parser.add_argument("--site-duration", type=float, default=20.0, help="site: seconds of each step (20)")
     parser.add_argument("--spectators", type=int, default=1000, help="spectators: how many (default 1000)")
     parser.add_argument(
         "--spectators-duration",

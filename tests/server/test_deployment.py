@@ -18,36 +18,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCATIONS = ROOT / "deploy" / "masques-locations.conf"
+TEMPLATE = ROOT / "deploy" / "loopback-nginx.conf.template"
 
 
 def nginx_conf(folder: Path, port: int, upstreams: list[int]) -> Path:
+    """``deploy/loopback-nginx.conf.template`` filled in, as the server benchmark fills it."""
     servers = "\n".join(f"        server 127.0.0.1:{p};" for p in upstreams)
-    temp = "\n".join(
-        f"    {kind}_temp_path {folder / kind};"
-        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
     conf = folder / "nginx.conf"
-    conf.write_text(
-        f"""{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-daemon off;
-pid {folder / "nginx.pid"};
-error_log {folder / "error.log"} warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-{temp}
-    upstream masques {{
-{servers}
-    }}
-    server {{
-        listen 127.0.0.1:{port};
-        include {LOCATIONS};
-    }}
-}}
-""",
-        "utf-8",
+    text = TEMPLATE.read_text("utf-8").format(
+        user="user root;" if os.geteuid() == 0 else "",
+        folder=folder,
+        connections=256,
+        upstream_count=len(upstreams),
+        servers=servers,
+        port=port,
+        locations=LOCATIONS,
     )
+    conf.write_text(text, "utf-8")
     return conf
 
 

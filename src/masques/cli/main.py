@@ -378,6 +378,25 @@ def default_database_url() -> str:
     return f"sqlite:///{folder / 'masques.sqlite3'}"
 
 
+LogLevel = Annotated[
+    str,
+    typer.Option(envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."),
+]
+LogFormat = Annotated[
+    str,
+    typer.Option(envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."),
+]
+
+
+def start_logs(level: str, fmt: str) -> None:
+    """Check the log options and set the process's logging up (the server's and the workers')."""
+    from ..server.logs import configure
+
+    if fmt not in ("json", "text") or level.lower() not in ("debug", "info", "warning", "error"):
+        fail("--log-format is json or text; --log-level is debug, info, warning or error")
+    configure(level, fmt)
+
+
 @app.command()
 def serve(  # noqa: PLR0917 - one parameter per command-line option
     host: Annotated[str, typer.Option(envvar="MASQUES_HOST", help="Interface to listen on.")] = "127.0.0.1",
@@ -474,18 +493,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             "server; for sites whose players' bandwidth is scarcer than the server's CPU.",
         ),
     ] = False,
-    log_level: Annotated[
-        str,
-        typer.Option(
-            envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."
-        ),
-    ] = "info",
-    log_format: Annotated[
-        str,
-        typer.Option(
-            envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."
-        ),
-    ] = "json",
+    log_level: LogLevel = "info",
+    log_format: LogFormat = "json",
 ) -> None:
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
@@ -493,7 +502,6 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     from ..extras import MissingExtraError, require
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
-    from ..server.logs import configure as configure_logs
     from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
@@ -510,9 +518,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         )
     except ValueError as exc:
         fail(str(exc))
-    if log_format not in ("json", "text") or log_level.lower() not in ("debug", "info", "warning", "error"):
-        fail("--log-format is json or text; --log-level is debug, info, warning or error")
-    configure_logs(log_level, log_format)
+    start_logs(log_level, log_format)
     probe = FileOwner(url)  # the app holds it for its life; this only turns a refusal into one clear line
     try:
         probe.acquire()
@@ -554,18 +560,8 @@ def worker(
             "that dies is replaced.",
         ),
     ] = 0,
-    log_level: Annotated[
-        str,
-        typer.Option(
-            envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."
-        ),
-    ] = "info",
-    log_format: Annotated[
-        str,
-        typer.Option(
-            envvar="MASQUES_LOG_FORMAT", help="Log lines as 'json' (one object per line) or 'text'."
-        ),
-    ] = "json",
+    log_level: LogLevel = "info",
+    log_format: LogFormat = "json",
 ) -> None:
     """Think for the bots of servers started with --bot-queue redis: run as many as you like, on any
     machine that reaches their Redis; each adds bot capacity."""
@@ -573,15 +569,12 @@ def worker(
 
     from ..extras import MissingExtraError
     from ..server.bot_queue import run_workers
-    from ..server.logs import configure as configure_logs
 
     if not redis:
         fail("masques worker needs the servers' Redis: --redis URL (or MASQUES_REDIS_URL)")
     if processes < 0:
         fail("--processes is a number of processes, at least 1")
-    if log_format not in ("json", "text") or log_level.lower() not in ("debug", "info", "warning", "error"):
-        fail("--log-format is json or text; --log-level is debug, info, warning or error")
-    configure_logs(log_level, log_format)
+    start_logs(log_level, log_format)
     count = processes or os.cpu_count() or 1
     try:
         console.print(f"Masques bot workers: {count} on {redis_location(redis)}")
