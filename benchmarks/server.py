@@ -78,6 +78,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
@@ -443,7 +444,7 @@ async def _play(
                 stats.timeouts += 1
             return False
         now = loop.time()
-        message = json.loads(raw)
+        message = orjson.loads(raw)
         if stats.refused(message):
             continue
         if message["type"] == "chat":
@@ -702,7 +703,7 @@ async def play_against_bot(
                 out.timeouts += 1
             continue
         now = loop.time()
-        message = json.loads(raw)
+        message = orjson.loads(raw)
         if message["type"] == "error":
             out.errors[str(message.get("code"))] += 1
             continue
@@ -1185,7 +1186,7 @@ async def spectated_human(
                     return
                 continue
             now = loop.time()
-            message = json.loads(raw)
+            message = orjson.loads(raw)
             if stats.refused(message):
                 continue
             if message["type"] != "state" or (latest is not None and message["version"] < latest["version"]):
