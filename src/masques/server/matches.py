@@ -46,7 +46,18 @@ from .fanout import Fanout
 from .limits import Limits, RateLimiter
 from .metrics import Metrics
 from .ratings import ranks_from_returns, ranks_from_winners
-from .storage import ChatRow, MatchRow, NewMatch, NewSeat, SeatRow, Storage, Turn, aware, hash_token
+from .storage import (
+    Append,
+    ChatRow,
+    MatchRow,
+    NewMatch,
+    NewSeat,
+    SeatRow,
+    Storage,
+    Turn,
+    aware,
+    hash_token,
+)
 
 __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
@@ -484,6 +495,54 @@ def initial_state(game: Game, seed: int, chance: int) -> State:
     return game.new_initial_state(seed, chance=chance)
 
 
+class GroupCommit:
+    """Moves committed together: those that arrive while a transaction is being written go in the
+    next one, so one disk flush acknowledges many matches' moves.  Each waits for its own commit."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.pending: list[tuple[Append, asyncio.Future[None]]] = []
+        self.writer: asyncio.Task[None] | None = None
+
+    async def append(self, move: Append) -> None:
+        """Return once ``move`` is committed; IntegrityError if its version was taken."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self.pending.append((move, done))
+        if self.writer is None or self.writer.done():
+            self.writer = loop.create_task(self._write())
+        await done
+
+    async def _write(self) -> None:
+        while self.pending:
+            batch, self.pending = self.pending, []
+            try:
+                await asyncio.to_thread(self.storage.append_actions, [move for move, _ in batch])
+            except IntegrityError:  # another process took a version: find which, commit the rest
+                for move, done in batch:
+                    try:
+                        await asyncio.to_thread(self.storage.append_actions, [move])
+                    except Exception as exc:
+                        _settle(done, exc)
+                    else:
+                        _settle(done, None)
+            except Exception as exc:
+                for _, done in batch:
+                    _settle(done, exc)
+            else:
+                for _, done in batch:
+                    _settle(done, None)
+
+
+def _settle(done: asyncio.Future[None], exc: BaseException | None) -> None:
+    if done.done():  # its waiter was cancelled
+        return
+    if exc is None:
+        done.set_result(None)
+    else:
+        done.set_exception(exc)
+
+
 class Registry:
     """The live matches of this process, backed by storage."""
 
@@ -516,6 +575,7 @@ class Registry:
             assert redis_url is not None
             workers = 1  # until the queue has counted the live workers
             bot_pool = partial(RedisBotQueue, redis_url)
+        self.commits = GroupCommit(storage)
         self.metrics = Metrics()
         self.bots = FairQueue(
             workers,
@@ -999,7 +1059,11 @@ class Registry:
             ranks=ranks,
         )
         try:
-            ratings = await asyncio.to_thread(append)
+            if status is None:
+                ratings = None
+                await self.commits.append(Append(match.id, match.version, seat, action, turn))
+            else:
+                ratings = await asyncio.to_thread(append)
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.

@@ -39,6 +39,7 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    insert,
     select,
     update,
 )
@@ -232,6 +233,17 @@ class NewSeat:
     player_id: str | None = None
 
 
+@dataclass(frozen=True)
+class Append:
+    """One move of a running match to commit: its version's number, who made it, and the turn after."""
+
+    match_id: str
+    number: int
+    seat: int
+    action: int
+    turn: Turn | None = None
+
+
 @dataclass
 class NewMatch:
     """Everything a new match's rows hold."""
@@ -364,7 +376,10 @@ class Storage:
             connect_args = {"check_same_thread": False, "timeout": 30}
         if url.startswith("postgresql+psycopg"):
             require("psycopg", "a PostgreSQL database")
-        self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+        # A server's connection can drop between two transactions; a SQLite file's cannot, and the
+        # check would cost every move a query.
+        ping = not url.startswith("sqlite")
+        self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=ping)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -536,6 +551,9 @@ class Storage:
         The unique (match, number) constraint makes a second writer of the same version fail, so
         two server processes can never both apply an action at the same position.
         """
+        if status is None:  # a move in a running match: the common case, without the ORM's work
+            self.append_actions([Append(match_id, number, seat, action, turn)])
+            return None
         with self.session() as s:
             s.add(ActionRow(match_id=match_id, number=number, seat=seat, action=action))
             if turn is not None:
@@ -556,6 +574,33 @@ class Storage:
             if ranks is not None and row.rated:
                 row.ratings = _rate(s, row, ranks, row.finished or _now())
             return row.ratings
+
+    def append_actions(self, appends: list[Append]) -> None:
+        """Commit moves of running matches (none of them ends its match) in one transaction: one
+        disk flush for all the moves that came in while the last one was written.  A version
+        already taken (another process was first) fails the whole transaction."""
+        now = _now()
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(ActionRow),
+                [
+                    {
+                        "match_id": a.match_id,
+                        "number": a.number,
+                        "seat": a.seat,
+                        "action": a.action,
+                        "created": now,
+                    }
+                    for a in appends
+                ],
+            )
+            for a in appends:
+                if a.turn is not None:
+                    connection.execute(
+                        update(MatchRow)
+                        .where(MatchRow.id == a.match_id)
+                        .values(clock=a.turn.clock, deadline=a.turn.deadline, to_move=a.turn.to_move)
+                    )
 
     def end_match(
         self,
