@@ -109,3 +109,48 @@ def test_masques_serve_refuses_a_sqlite_file_another_process_serves(tmp_path: Pa
         assert httpx.get(f"{first.base_url}/api/games", timeout=support.TIMEOUT).status_code == 200
     finally:
         first.stop()
+
+
+def test_moves_that_arrive_together_are_committed_together_and_a_taken_version_fails_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import threading
+
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, NewMatch, Turn
+
+    storage = Storage(f"sqlite:///{tmp_path / 'group.sqlite3'}")
+    storage.migrate()
+    ids = [f"{n:016x}" for n in range(6)]
+    for match_id in ids:
+        storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
+    storage.append_actions([Append(ids[5], 0, 0, 7)])  # version 0 of the last match is taken
+    transactions: list[int] = []
+    first = threading.Event()
+    write = storage.append_actions
+
+    def counted(moves: list[Append]) -> None:
+        transactions.append(len(moves))
+        if len(transactions) == 1:
+            first.wait(5)  # the first transaction is slow: the others queue behind it
+        write(moves)
+
+    monkeypatch.setattr(storage, "append_actions", counted)
+
+    async def play() -> list[BaseException | None]:
+        commits = GroupCommit(storage)
+        opening = asyncio.ensure_future(commits.append(Append(ids[0], 0, 0, 1, Turn(1))))
+        await asyncio.sleep(0.05)
+        rest = [asyncio.ensure_future(commits.append(Append(m, 0, 0, 2, Turn(1)))) for m in ids[1:]]
+        await asyncio.sleep(0.05)
+        first.set()
+        return await asyncio.gather(opening, *rest, return_exceptions=True)
+
+    outcomes = asyncio.run(play())
+    assert outcomes[:5] == [None] * 5
+    assert isinstance(outcomes[5], IntegrityError)  # the taken version, and only it
+    assert transactions[:2] == [1, 5]  # the five that came during the first write: one transaction
+    assert [storage.log(m) for m in ids] == [[(0, 1)]] + [[(0, 2)]] * 4 + [[(0, 7)]]
