@@ -232,3 +232,17 @@ def test_the_redis_queue_needs_a_redis_url_and_the_worker_needs_its_redis(tmp_pa
     refused = runner.invoke(cli, ["serve", "--database", url, "--bot-queue", "redis"])
     assert refused.exit_code == 2
     assert "Redis URL" in refused.output
+
+
+def test_a_queue_whose_redis_is_away_fails_each_job_at_once_and_tries_again_for_the_next() -> None:
+    async def scenario() -> None:
+        queue = RedisBotQueue(f"redis://127.0.0.1:{support.free_port()}/0")  # nothing listens there
+        try:
+            for _ in range(2):
+                with pytest.raises(redis.ConnectionError):
+                    await asyncio.wait_for(asyncio.wrap_future(queue.submit(os.getpid)), WAIT)
+            assert queue._connecting is None  # the next job connects afresh
+        finally:
+            queue.shutdown()
+
+    asyncio.run(scenario())

@@ -212,14 +212,20 @@ class RedisBotQueue(concurrent.futures.Executor):
         if self._pool is None:
             if self._connecting is None:
                 self._connecting = asyncio.ensure_future(self._connect())
-            self._pool = await asyncio.shield(self._connecting)
+            try:
+                self._pool = await asyncio.shield(self._connecting)
+            except Exception:
+                self._connecting = None  # Redis was away: the next call tries again
+                raise
         return self._pool
 
     async def _connect(self) -> Any:
         from arq import create_pool
         from arq.connections import RedisSettings
 
-        return await create_pool(RedisSettings.from_dsn(self.redis_url), default_queue_name=QUEUE)
+        settings = RedisSettings.from_dsn(self.redis_url)
+        settings.conn_retries = 1  # a job waits on no Redis: it fails, and the bot falls back
+        return await create_pool(settings, default_queue_name=QUEUE)
 
     async def _enqueue(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
         pool = await self._connection()
