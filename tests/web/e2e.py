@@ -267,10 +267,15 @@ INSTANT_BOTS = "try { localStorage.setItem('masques.pace', '0'); } catch (e) {}"
 """An init script: bot moves shown as they come (the pace setting at "at once"), so that tests of
 whole games against bots stay quick; the pacing has its own tests (test_follow.py)."""
 
+STILL = "reduce"
+"""The ``reduced_motion`` of the devices that play whole games: no move animations and no marching
+highlights, which Chromium would otherwise redraw on the CPU all game long (slowing every click of
+the test and the other tests beside it); the animations have their own tests (test_follow.py)."""
+
 
 class People:
-    """Browser contexts, each one device (its own cookies and storage); every page is watched, and
-    the errors found in any fail the test."""
+    """Browser contexts, each one device (its own cookies and storage, bot moves shown at once,
+    no animations); every page is watched, and the errors found in any fail the test."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -283,6 +288,7 @@ class People:
             viewport=LAPTOP,
             locale="en-GB",
             permissions=["clipboard-read", "clipboard-write"] if clipboard else [],
+            reduced_motion=STILL,
         )
         if not storage:
             context.add_init_script(NO_STORAGE)

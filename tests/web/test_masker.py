@@ -107,7 +107,7 @@ def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> No
 
 def test_two_people_play_one_masker_match_from_two_browsers(browser: Browser, web_server: object) -> None:
     base = web_server.base_url  # type: ignore[attr-defined]
-    contexts = [browser.new_context(viewport=e2e.LAPTOP) for _ in range(2)]
+    contexts = [browser.new_context(viewport=e2e.LAPTOP, reduced_motion=e2e.STILL) for _ in range(2)]
     ada, bea = (c.new_page() for c in contexts)
     errors = e2e.watch_errors(ada) + e2e.watch_errors(bea)
     try:
@@ -147,7 +147,9 @@ def test_a_spectator_never_sees_a_secret_colour(browser: Browser, web_server: ob
     """A person plays a bot; a spectator watches from the lobby's Watch link.  Neither the spectator's
     page nor any WebSocket frame it receives holds a secret colour before the game ends."""
     base = web_server.base_url  # type: ignore[attr-defined]
-    contexts = [browser.new_context(viewport=e2e.LAPTOP) for _ in range(2)]
+    contexts = [browser.new_context(viewport=e2e.LAPTOP, reduced_motion=e2e.STILL) for _ in range(2)]
+    for context in contexts:
+        context.add_init_script(e2e.INSTANT_BOTS)  # the bot's moves are not paced, for either page
     player, watcher = (c.new_page() for c in contexts)
     errors = e2e.watch_errors(player) + e2e.watch_errors(watcher)
     frames = e2e.Frames(watcher)
