@@ -181,12 +181,17 @@ def play_to_end(
         made += 1
 
 
-def play_pages_to_end(pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT) -> int:
+def play_pages_to_end(
+    pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT, moves: int | None = None
+) -> int:
     """Several people in one match, each on their own page: whoever's turn it is makes one move
-    through the UI, until every page shows the end.  Returns the number of moves made."""
+    through the UI, until every page shows the end (or ``moves`` moves are made).  Returns the number
+    of moves made."""
     deadline = time.monotonic() + timeout
     made = 0
     while time.monotonic() < deadline:
+        if moves is not None and made >= moves:
+            return made
         states = [turn_state(p) for p in pages]
         if all(state == "over" for state in states):
             return made
