@@ -2,7 +2,8 @@
 # Start the services the tests use on loopback — PostgreSQL and Redis — installing them (and nginx, which
 # the deployment test runs itself) from Debian's packages when they are missing. Prints the environment to use them (eval it):
 #   eval "$(bash scripts/services.sh)"
-# Idempotent: services already started by an earlier run are reused.
+# Idempotent: services already started by an earlier run are reused.  MASQUES_ALSO_INSTALL names more
+# missing Debian packages to install in the same apt-get run (scripts/test.sh: the browser, Node.js).
 set -euo pipefail
 RUN=${MASQUES_SERVICES_DIR:-/tmp/masques-services}
 PGPORT=${MASQUES_PGPORT:-54329}
@@ -14,6 +15,8 @@ missing=()
 [ -x "$(pg_bin)/initdb" ] || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)  # the reverse proxy of the deployment test
+read -r -a also <<<"${MASQUES_ALSO_INSTALL:-}"
+missing+=("${also[@]}")
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     log "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root"; exit 1

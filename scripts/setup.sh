@@ -23,7 +23,13 @@ extra="[fast]"
 .venv/bin/python -c 'import masques' # fail loudly if the install did not work
 # Compile what the bots compile on first use (the Mascarade endgame solver: numba keeps it in its
 # cache), so the first bot move that needs it, in the server or the arena, does not wait for it.
-.venv/bin/python -c 'from masques.ai.parts import warm_up; warm_up()'
+# It runs beside the client's build (one core each: the compiler, then npm, tsc, vitest and vite).
+.venv/bin/python -c 'from masques.ai.parts import warm_up; warm_up()' &
+warm_up=$!
 # The browser client: build web/ into the package (skipped when up to date). Without Node.js the
 # server still runs; its pages then say how to build the client.
 bash scripts/build_web.sh || echo "setup: the web client was not built (see above); the API works without it" >&2
+if ! wait "$warm_up"; then
+  echo "setup: compiling the bots' solver failed (see above)" >&2
+  exit 1
+fi

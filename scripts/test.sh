@@ -3,23 +3,16 @@
 # lint (ruff), type-check (mypy --strict) and run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Debian's packages first, in one apt-get run with the services' own (PostgreSQL, Redis, nginx):
+# Chromium for the end-to-end tests and Node.js for the client, which setup.sh then builds.
+echo "== services (PostgreSQL, Redis on loopback), Debian's Chromium and Node.js"
+browser=()
+command -v chromium >/dev/null 2>&1 || browser+=(chromium)
+command -v npm >/dev/null 2>&1 || browser+=(nodejs npm)
+eval "$(MASQUES_ALSO_INSTALL="${browser[*]}" bash scripts/services.sh)"
 bash scripts/setup.sh dev
-echo "== browser and web client (end-to-end tests: Debian's Chromium, the client built from web/)"
-missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
-if [ "${#missing[@]}" -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root" >&2
-    exit 1
-  fi
-  echo "installing ${missing[*]} from Debian's packages"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+echo "== web client (the end-to-end tests' client, built from web/)"
 bash scripts/build_web.sh
-echo "== services (PostgreSQL, Redis on loopback)"
-eval "$(bash scripts/services.sh)"
 echo "== ruff"
 .venv/bin/ruff check src tests benchmarks scripts examples build_support
 echo "== mypy --strict"

@@ -150,13 +150,19 @@ def test_when_every_level_fails_a_random_legal_move_is_drawn() -> None:
 def test_a_bot_that_raises_does_not_hang_its_match(
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Hard always raises and medium always times out: the match is played to its end anyway."""
+    """Hard always raises; medium outlives its time on its first three decisions and raises after:
+    every decision falls down the levels, and the match is played to its end anyway.  (Only the first
+    few time out: a timeout costs its whole time, and a match has dozens of decisions.)"""
     real = bots.bot_move
+    timeouts = [3]  # medium decisions left to time out
 
     def flaky(game: str, options: dict[str, Any], kind: str, seat: int, **kw: Any) -> int:
         if kind == "hard":
             raise RuntimeError("a bug in the bot")
         if kind == "medium":
+            if timeouts[0] <= 0:
+                raise RuntimeError("another bug in the bot")
+            timeouts[0] -= 1
             time.sleep(2)
         return real(game, options, kind, seat, **kw)
 
@@ -176,6 +182,8 @@ def test_a_bot_that_raises_does_not_hang_its_match(
                 time.sleep(0.2)
             assert "bot hard failed" in caplog.text
             assert "bot medium failed" in caplog.text and "TimeoutError" in caplog.text
+            medium = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bot medium")]
+            assert [m.endswith("TimeoutError") for m in medium[:4]] == [True, True, True, False]
             record = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
             assert record["actions"] == support.committed_actions(url, match_id)
     finally:

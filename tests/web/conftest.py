@@ -66,9 +66,9 @@ def people(browser: Browser) -> Iterator[object]:
 
 @pytest.fixture
 def page(browser: Browser, web_server: object) -> Iterator[Page]:
-    """A fresh browser context (its own localStorage) at laptop size, bot moves shown at once; fails
-    the test on a page error."""
-    context = browser.new_context(viewport=e2e.LAPTOP, locale="en-GB")
+    """A fresh browser context (its own localStorage) at laptop size, bot moves shown at once and
+    without animations (``e2e.STILL``); fails the test on a page error."""
+    context = browser.new_context(viewport=e2e.LAPTOP, locale="en-GB", reduced_motion=e2e.STILL)
     context.add_init_script(e2e.INSTANT_BOTS)
     page = context.new_page()
     errors = e2e.watch_errors(page)

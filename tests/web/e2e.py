@@ -181,12 +181,17 @@ def play_to_end(
         made += 1
 
 
-def play_pages_to_end(pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT) -> int:
+def play_pages_to_end(
+    pages: list[Page], move: Move, *, timeout: float = GAME_TIMEOUT, moves: int | None = None
+) -> int:
     """Several people in one match, each on their own page: whoever's turn it is makes one move
-    through the UI, until every page shows the end.  Returns the number of moves made."""
+    through the UI, until every page shows the end (or ``moves`` moves are made).  Returns the number
+    of moves made."""
     deadline = time.monotonic() + timeout
     made = 0
     while time.monotonic() < deadline:
+        if moves is not None and made >= moves:
+            return made
         states = [turn_state(p) for p in pages]
         if all(state == "over" for state in states):
             return made
@@ -267,10 +272,15 @@ INSTANT_BOTS = "try { localStorage.setItem('masques.pace', '0'); } catch (e) {}"
 """An init script: bot moves shown as they come (the pace setting at "at once"), so that tests of
 whole games against bots stay quick; the pacing has its own tests (test_follow.py)."""
 
+STILL = "reduce"
+"""The ``reduced_motion`` of the devices that play whole games: no move animations and no marching
+highlights, which Chromium would otherwise redraw on the CPU all game long (slowing every click of
+the test and the other tests beside it); the animations have their own tests (test_follow.py)."""
+
 
 class People:
-    """Browser contexts, each one device (its own cookies and storage); every page is watched, and
-    the errors found in any fail the test."""
+    """Browser contexts, each one device (its own cookies and storage, bot moves shown at once,
+    no animations); every page is watched, and the errors found in any fail the test."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -283,6 +293,7 @@ class People:
             viewport=LAPTOP,
             locale="en-GB",
             permissions=["clipboard-read", "clipboard-write"] if clipboard else [],
+            reduced_motion=STILL,
         )
         if not storage:
             context.add_init_script(NO_STORAGE)

@@ -1,6 +1,6 @@
 """Masker in the browser: a person creates a match against bots in the lobby and plays it to the end
 through the board (clicks in 2D, the keyboard alone in the 3D variant); two people play one match
-from two browsers; a spectator never receives a secret colour.
+from two browsers (to its end in test_ratings_chat.py); a spectator never receives a secret colour.
 
 On every turn the choices on screen are exactly the legal actions the server sent this seat.
 """
@@ -106,8 +106,9 @@ def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> No
 
 
 def test_two_people_play_one_masker_match_from_two_browsers(browser: Browser, web_server: object) -> None:
+    """Bea joins Ada's open match from the lobby; they play turns, each page following the other's."""
     base = web_server.base_url  # type: ignore[attr-defined]
-    contexts = [browser.new_context(viewport=e2e.LAPTOP) for _ in range(2)]
+    contexts = [browser.new_context(viewport=e2e.LAPTOP, reduced_motion=e2e.STILL) for _ in range(2)]
     ada, bea = (c.new_page() for c in contexts)
     errors = e2e.watch_errors(ada) + e2e.watch_errors(bea)
     try:
@@ -130,13 +131,15 @@ def test_two_people_play_one_masker_match_from_two_browsers(browser: Browser, we
         expect(bea.locator(".match-page")).to_have_attribute("data-seat", "1")
         _secret_colour(ada)
         _secret_colour(bea)
-        moves = e2e.play_pages_to_end([ada, bea], _clicker(random.Random(3)))
-        assert moves >= 6
-        scores = []
-        for page in (ada, bea):
-            expect(page.get_by_test_id("end")).to_be_visible()
-            scores.append(page.locator(".end-panel .scores td").all_inner_texts())
-        assert scores[0] == scores[1], "both see the same final scores"
+        # They take turns (whoever's turn it is moves) and each page follows the other's moves.  The
+        # end of a game between two people, seen alike on both pages, is test_ratings_chat's.
+        assert e2e.play_pages_to_end([ada, bea], _clicker(random.Random(3)), moves=8) == 8
+        latest = max(e2e.version(ada), e2e.version(bea))
+        for page in (ada, bea):  # the page behind catches up
+            e2e.wait_version_above(page, latest - 1)
+        assert e2e.version(ada) == e2e.version(bea) == latest
+        assert {e2e.turn_state(ada), e2e.turn_state(bea)} == {"mine", "waiting"}
+        assert ada.locator(".log li").count() == bea.locator(".log li").count() >= 8
     finally:
         for context in contexts:
             context.close()
@@ -147,7 +150,9 @@ def test_a_spectator_never_sees_a_secret_colour(browser: Browser, web_server: ob
     """A person plays a bot; a spectator watches from the lobby's Watch link.  Neither the spectator's
     page nor any WebSocket frame it receives holds a secret colour before the game ends."""
     base = web_server.base_url  # type: ignore[attr-defined]
-    contexts = [browser.new_context(viewport=e2e.LAPTOP) for _ in range(2)]
+    contexts = [browser.new_context(viewport=e2e.LAPTOP, reduced_motion=e2e.STILL) for _ in range(2)]
+    for context in contexts:
+        context.add_init_script(e2e.INSTANT_BOTS)  # the bot's moves are not paced, for either page
     player, watcher = (c.new_page() for c in contexts)
     errors = e2e.watch_errors(player) + e2e.watch_errors(watcher)
     frames = e2e.Frames(watcher)

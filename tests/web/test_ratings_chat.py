@@ -125,6 +125,10 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
     ratings = final["ratings"]
     assert ratings is not None and len(ratings) == 2
     for page in (ann, bea):
+        expect(page.get_by_test_id("end")).to_be_visible()
+    scores = [page.locator(".end-panel .scores td").all_inner_texts() for page in (ann, bea)]
+    assert scores[0] and scores[0] == scores[1], "both see the same final scores"
+    for page in (ann, bea):
         cells = page.locator("[data-testid=end] [data-testid=rating-change]")
         expect(cells).to_have_count(2)
         for seat in (0, 1):
