@@ -9,6 +9,8 @@ Every receive has a timeout (:data:`TIMEOUT`); every loop is bounded in steps an
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -19,10 +21,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from contextlib import ExitStack, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
@@ -98,6 +100,16 @@ RELAXED_ENV = {
 
 
 # -- servers ------------------------------------------------------------------------------------
+
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a browser test run before on the same worker may
+    leave this thread's event loop running."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def free_port() -> int:

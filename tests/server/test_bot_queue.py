@@ -152,7 +152,7 @@ def test_jobs_wait_for_a_worker_run_on_the_workers_and_the_slots_follow_them(
         finally:
             queue.close()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_worker_killed_mid_move_has_its_job_taken_by_another_and_no_match_hangs(
@@ -245,4 +245,4 @@ def test_a_queue_whose_redis_is_away_fails_each_job_at_once_and_tries_again_for_
         finally:
             queue.shutdown()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -149,7 +149,7 @@ def test_moves_that_arrive_together_are_committed_together_and_a_taken_version_f
         first.set()
         return await asyncio.gather(opening, *rest, return_exceptions=True)
 
-    outcomes = asyncio.run(play())
+    outcomes = support.run_async(play())
     assert outcomes[:5] == [None] * 5
     assert isinstance(outcomes[5], IntegrityError)  # the taken version, and only it
     assert transactions[:2] == [1, 5]  # the five that came during the first write: one transaction
