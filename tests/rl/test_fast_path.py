@@ -195,3 +195,31 @@ def test_maske_tracker_follows_draws_unsold_cards_card_decisions_and_set_up_with
         if min(seen.values()) >= 3:
             return
     pytest.fail(f"too few of some kind in 40 random games: {seen}")
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_last_observes_the_seat_to_act_on_its_own_path(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``last`` builds the acting seat's observation itself, without ``observe`` (which it calls only
+    once the game is over): the vector is ``encode(observation)``, the mask the legal actions, and the
+    cumulative reward 0.0 on every live step, over a whole random game."""
+    env = aec_env(name)
+    env.reset(seed=11)
+    observed: list[str] = []
+    observe = env.observe
+    monkeypatch.setattr(env, "observe", lambda agent: observed.append(agent) or observe(agent))
+    rng = random.Random(11)
+    for _ in range(2000):  # bounded: every game here ends well within it
+        state = env.position
+        obs, reward, terminated, truncated, _ = env.last()
+        assert obs is not None
+        if terminated or truncated:
+            break
+        seat = state.current_player
+        assert np.array_equal(obs["observation"], env.encoder.encode(state.observation(seat)))
+        assert np.flatnonzero(obs["action_mask"]).tolist() == state.legal_actions()
+        assert reward == 0.0
+        legal = state.legal_actions()
+        env.step(legal[rng.randrange(len(legal))])
+    else:
+        pytest.fail("the game did not end")
+    assert observed == [env.agent_selection]  # only the finished game's view went through observe

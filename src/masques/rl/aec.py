@@ -135,7 +135,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
         assert state is not None  # a seat is to act only in a loaded game
         state.apply(int(action))
-        self._cumulative_rewards[agent] = 0.0
+        # the acting agent's cumulative reward would be reset here, but it is 0.0 until the game
+        # ends (rewards come only then, when every agent is done): nothing to write on a live step
         self._to_act = seat = state.current_player
         if seat == TERMINAL:
             self._finish(agent)
@@ -176,7 +177,15 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         """PettingZoo's ``last``: the agent to act's observation, cumulative reward, termination,
         truncation and info, read straight from this environment's fields (it runs on every step)."""
         agent = self.agent_selection
-        obs = self.observe(agent) if observe else None
+        seat = self._to_act
+        if not observe:
+            obs = None
+        elif seat == TERMINAL:
+            obs = self.observe(agent)
+        else:  # the seat to act: observe's work, without its look-ups
+            state = self.state_
+            assert state is not None  # a seat is to act only in a loaded game
+            obs = {"observation": self.tracker.vector(state, seat), "action_mask": self.encoder.mask(state)}
         return (
             obs,
             self._cumulative_rewards[agent],
