@@ -206,6 +206,7 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
         "MASQUES_ANALYSIS_LEVEL": "hard",
         "MASQUES_LOG_FORMAT": "text",
         "MASQUES_BOT_QUEUE": "redis",
+        "MASQUES_FORWARDED_ALLOW_IPS": "10.0.0.2",
     }
     result = runner.invoke(app, ["serve", "--port", "8124"], env=env)
     assert result.exit_code == 0, result.output
@@ -213,6 +214,7 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
     assert made["bot_queue"] == "redis"
     assert made["ws_per_message_deflate"] is False  # off unless asked for
+    assert made["forwarded_allow_ips"] == "10.0.0.2"
     assert (made["host"], made["port"], made["logs"]) == ("127.0.0.2", 8124, ("info", "text"))
     assert (limits.max_spectators, limits.analysis_level) == (9, "hard")  # type: ignore[attr-defined]
     help_text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).stdout

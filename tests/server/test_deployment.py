@@ -16,6 +16,8 @@ import httpx
 import masques_server_support as support
 import pytest
 
+from masques.server.limits import client_key
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCATIONS = ROOT / "deploy" / "masques-locations.conf"
 TEMPLATE = ROOT / "deploy" / "loopback-nginx.conf.template"
@@ -107,4 +109,15 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
             break
         time.sleep(0.05)
     assert all(served), "nginx sent every request to one process"
+    # the proxy names the client: a request from another address is counted as that client's
+    with httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.3")) as other:
+        assert other.get("/api/matches/ffffffffffffffff").status_code == 404
+    for _ in range(100):
+        lines = [line for server in servers for line in access_lines(server)]
+        theirs = [line for line in lines if line["path"] == "/api/matches/ffffffffffffffff"]
+        if theirs:
+            break
+        time.sleep(0.05)
+    assert [line["client"] for line in theirs] == [client_key("127.0.0.3")]
+    assert {line["client"] for line in lines if line is not theirs[0]} == {client_key("127.0.0.1")}
     assert len(sockets) >= 2 and all(line["status"] == 101 for line in sockets)

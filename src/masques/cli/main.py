@@ -484,6 +484,14 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             help="The bot level that analyses finished matches: easy, medium, hard or expert (expert).",
         ),
     ] = None,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            envvar="MASQUES_FORWARDED_ALLOW_IPS",
+            help="Addresses of the reverse proxies whose X-Forwarded-For names the client (comma "
+            "separated, '*' for any): behind a proxy, limits and the bots' queue count each client.",
+        ),
+    ] = "127.0.0.1",
     ws_compression: Annotated[
         bool,
         typer.Option(
@@ -541,6 +549,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         port=port,
         ws_max_size=MAX_MESSAGE * 4,
         ws_per_message_deflate=ws_compression,
+        proxy_headers=True,
+        forwarded_allow_ips=forwarded_allow_ips,
         log_config=None,  # logs.configure's handlers, for uvicorn's lines too
         access_log=False,  # the server writes its own, without query strings
     )
