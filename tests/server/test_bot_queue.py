@@ -219,7 +219,13 @@ def _freeze_a_worker_holding_a_job(workers: Workers, victim: subprocess.Popen[by
     raise AssertionError("could not catch a worker in the middle of a decision")
 
 
-def test_the_redis_queue_needs_a_redis_url_and_the_worker_needs_its_redis(tmp_path: Path) -> None:
+def test_the_redis_queue_needs_a_redis_url_and_the_worker_needs_its_redis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masques.server import logs
+
+    # the command would point the process's log handlers at the runner's stream, closed afterwards
+    monkeypatch.setattr(logs, "configure", lambda level, fmt: None)
     url = f"sqlite:///{tmp_path / 'm.db'}"
     with pytest.raises(ValueError, match="Redis URL"):
         create_app(url, bot_queue="redis")
