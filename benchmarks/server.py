@@ -1568,10 +1568,11 @@ def bot_actions(servers: list[Server]) -> float:
 
 
 async def bot_load(
-    proxy: Proxy, servers: list[Server], matches: int, warmup: float, duration: float
-) -> float:
+    proxy: Proxy, servers: list[Server], matches: int, warmup: float, duration: float, *, roles: Roles
+) -> tuple[float, dict[str, float], float]:
     """Bot actions/s while ``matches`` all-bot matches (each from a client address of its own) are
-    kept going; a finished match is replaced by its client."""
+    kept going (a finished match is replaced by its client); the CPU per bot action by role, and how
+    busy the machine was."""
     clients = [
         httpx.AsyncClient(
             base_url=proxy.base_url,
@@ -1600,13 +1601,16 @@ async def bot_load(
         keepers = asyncio.gather(*(keep_going(c, stop_at) for c in clients))
         await asyncio.sleep(warmup)
         before = await asyncio.to_thread(bot_actions, servers)
-        await asyncio.sleep(duration)
+        meter = Stats()
+        window = (loop.time(), loop.time() + duration)
+        await measure_cpu(window, roles, meter)
         after = await asyncio.to_thread(bot_actions, servers)
         await keepers
     finally:
         for client in clients:
             await client.aclose()
-    return (after - before) / duration
+    meter.human_actions = round(after - before)  # per bot action, here
+    return (after - before) / duration, cpu_per_move(meter), machine_busy(meter)
 
 
 def site_roles(servers: list[Server], pool: BotWorkers, proxy: Proxy) -> Roles:
@@ -1678,10 +1682,20 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                     f"    {n} all-human matches: {humans[-1]['moves_per_s']:.0f} moves/s, "
                     f"p99 {humans[-1]['rtt_p99_ms']:.0f} ms, machine {100 * machine_busy(stats):.0f}% busy"
                 )
-            rate = asyncio.run(
-                bot_load(proxy, servers, args.site_bot_matches, args.bots_warmup, args.site_duration)
+            rate, bot_cpu, bot_busy = asyncio.run(
+                bot_load(
+                    proxy,
+                    servers,
+                    args.site_bot_matches,
+                    args.bots_warmup,
+                    args.site_duration,
+                    roles=site_roles(servers, pool, proxy),
+                )
             )
-            note(f"    {args.site_bot_matches} all-bot matches: {rate:.1f} bot actions/s")
+            note(
+                f"    {args.site_bot_matches} all-bot matches: {rate:.1f} bot actions/s, "
+                f"machine {100 * bot_busy:.0f}% busy"
+            )
         finally:
             if proxy is not None:
                 proxy.stop()
@@ -1689,7 +1703,16 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                 server.stop()
             pool.stop()
             postgres_database(args.database, name, drop=True)
-        rows.append({"web_processes": webs, "workers": workers, "bot_actions_per_s": rate, "humans": humans})
+        rows.append(
+            {
+                "web_processes": webs,
+                "workers": workers,
+                "bot_actions_per_s": rate,
+                "bot_cpu_ms_per_action": bot_cpu,
+                "bot_machine_busy": bot_busy,
+                "humans": humans,
+            }
+        )
 
     def held(row: dict[str, Any], p99_ms: float) -> float:
         """The largest all-human rate of the ladder whose p99 round trip stayed under ``p99_ms``."""
@@ -1730,6 +1753,11 @@ def print_site(f: dict[str, Any]) -> None:
             f"  {row['web_processes']}w{row['workers']}k at {last['matches']} matches: {roles}; "
             f"machine {100 * last['machine_busy']:.0f}% busy"
         )
+    print("  CPU per bot action (ms), and how busy the machine was:")
+    for row in f["topologies"]:
+        roles = "  ".join(f"{role} {ms:.1f}" for role, ms in row["bot_cpu_ms_per_action"].items())
+        busy = 100 * row["bot_machine_busy"]
+        print(f"  {row['web_processes']}w{row['workers']}k: {roles}; machine {busy:.0f}% busy")
     print(f"  bot actions/s, two workers over one: {f['bots_two_workers_over_one']:.2f}x")
     held = f["humans_held_p99_100ms"]
     print(f"  all-human moves/s held at p99 < 100 ms: {held}")

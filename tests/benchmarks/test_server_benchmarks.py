@@ -71,6 +71,7 @@ def test_the_site_scenario_runs_every_topology_behind_nginx() -> None:
     assert shape == [(1, 1), (1, 2), (2, 2)]
     for row in site["topologies"]:
         assert row["bot_actions_per_s"] > 0, row  # the bots moved, on the workers
+        assert row["bot_cpu_ms_per_action"]["bot workers"] > 0, row
         (step,) = row["humans"]
         assert (step["matches"], step["errors"], step["timeouts"]) == (2, 0, 0), row
         assert step["moves_per_s"] > 0, row
