@@ -4,6 +4,7 @@ workers, a worker killed mid-move has its job taken by another, and no match han
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import random
 import signal
@@ -23,8 +24,9 @@ from typer.testing import CliRunner
 
 from masques.cli.main import app as cli
 from masques.engine import load_game
+from masques.server import bot_queue
 from masques.server.app import create_app
-from masques.server.bot_queue import WORKERS_KEY, RedisBotQueue
+from masques.server.bot_queue import QUEUE, WORKERS_KEY, RedisBotQueue
 from masques.server.bots import FairQueue, bot_move
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,6 +153,42 @@ def test_jobs_wait_for_a_worker_run_on_the_workers_and_the_slots_follow_them(
                 await asyncio.wait_for(queue.run("ann", partial(int, "x")), WAIT)
         finally:
             queue.close()
+
+    support.run_async(scenario())
+
+
+def test_results_come_back_on_the_reply_list_and_without_one_through_the_sweep(
+    redis_url: str, workers: Workers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker pushes each result to its web process's reply list, which the process waits on: no
+    sweep is needed.  A result stored without a reply (a job queued with none) is swept up."""
+    workers.start()
+    monkeypatch.setattr(bot_queue, "SWEEP_SECONDS", 3600.0)
+
+    async def scenario() -> None:
+        queue = RedisBotQueue(redis_url)
+        queue.start()
+        try:
+            await asyncio.sleep(0.2)  # the poller's first sweep, before any job
+            decision = a_decision("easy", 4)
+            action = await asyncio.wait_for(asyncio.wrap_future(queue.submit(decision)), WAIT)
+            assert action in decision.keywords["legal"]
+            deadline = time.monotonic() + WAIT
+            while not workers.redis.keys("arq:result:*"):  # arq stores it once the job has returned
+                assert time.monotonic() < deadline, "the worker stored no result"
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)
+            assert workers.redis.keys("arq:result:*"), "the result came back although nothing swept for it"
+
+            monkeypatch.setattr(bot_queue, "SWEEP_SECONDS", 0.2)
+            pool = await queue._connection()
+            future: concurrent.futures.Future[int] = concurrent.futures.Future()
+            queue.pending["no-reply"] = future
+            await pool.enqueue_job("run_job", decision, None, _job_id="no-reply", _queue_name=QUEUE)
+            assert await asyncio.wait_for(asyncio.wrap_future(future), WAIT) in decision.keywords["legal"]
+            assert not workers.redis.exists("arq:result:no-reply"), "a swept result is deleted"
+        finally:
+            queue.shutdown()
 
     support.run_async(scenario())
 

@@ -6,6 +6,10 @@ same pickled calls the embedded pool runs: bot decisions and analyses) and appli
 its :class:`~masques.server.bots.FairQueue` keeps one slot per live worker, so adding a worker anywhere
 adds capacity.  Redis must be trusted: jobs and results are pickles.
 
+A worker pushes each result onto its web process's own reply list, which that process waits on with
+``BLPOP``: a result is applied as soon as it exists, and nothing polls while the bots think.  (arq's
+stored result stays a fallback, swept every second, for a job that ended without a reply.)
+
 A worker holds a job under a short lease that it renews while it thinks.  A worker that dies
 (``kill -9``, a lost machine) stops renewing; when the lease runs out the job is back in the queue
 and another worker takes it, so the decision is made and the match goes on.  A worker that is only
@@ -20,6 +24,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 import uuid
@@ -38,9 +43,15 @@ WORKERS_KEY = "masques:bots:workers"
 LEASE_SECONDS = 3.0
 """How long a job stays with a worker that stopped answering before another may take it."""
 POLL_SECONDS = 0.01
-"""How often a worker looks for a job, and the web process for results."""
+"""How often an idle worker looks for a job."""
 RESULT_SECONDS = 300
-"""How long a result waits in Redis for its web process (it is read and deleted at once)."""
+"""The longest a job may run; and how long a reply list outlives its last reply."""
+KEPT_SECONDS = 60
+"""How long arq keeps a job's result, the fallback for a reply that never came."""
+SWEEP_SECONDS = 1.0
+"""How often the web process looks for such results."""
+REPLIES = "masques:bots:replies:"
+"""Each web process's reply list: this prefix and the process's own id."""
 JOB_TRIES = 3
 """Workers one job may be given to (after the first died, the second ...)."""
 
@@ -53,11 +64,31 @@ def _queue_unavailable() -> None:
 # -- the worker side ----------------------------------------------------------------------------
 
 
-async def run_job(ctx: dict[str, Any], job: Callable[[], Any]) -> Any:
-    """A queued job, run in a thread so that the worker's loop keeps renewing its lease."""
+async def run_job(ctx: dict[str, Any], job: Callable[[], Any], reply_to: str | None = None) -> Any:
+    """A queued job, run in a thread so that the worker's loop keeps renewing its lease; its result
+    (or its error) is pushed onto ``reply_to``, the list its web process waits on."""
     if ctx.get("job_try", 1) > 1:
         log.info("bot job %s taken over (try %d)", ctx.get("job_id"), ctx["job_try"])
-    return await asyncio.to_thread(job)
+    try:
+        result = await asyncio.to_thread(job)
+    except Exception as exc:
+        if reply_to:
+            await _reply(ctx, reply_to, (ctx.get("job_id"), False, exc))
+        raise
+    if reply_to:
+        await _reply(ctx, reply_to, (ctx.get("job_id"), True, result))
+    return result
+
+
+async def _reply(ctx: dict[str, Any], reply_to: str, reply: tuple[Any, bool, Any]) -> None:
+    try:
+        body = pickle.dumps(reply)
+    except Exception:  # an error that does not pickle goes back as its text
+        body = pickle.dumps((reply[0], False, RuntimeError(repr(reply[2]))))
+    async with ctx["redis"].pipeline(transaction=False) as pipe:
+        pipe.rpush(reply_to, body)
+        pipe.expire(reply_to, RESULT_SECONDS)
+        await pipe.execute()
 
 
 def make_worker(redis_url: str, worker_id: str | None = None) -> Any:
@@ -82,7 +113,7 @@ def make_worker(redis_url: str, worker_id: str | None = None) -> Any:
                 max_jobs=1,
                 poll_delay=POLL_SECONDS,
                 job_timeout=RESULT_SECONDS,
-                keep_result=RESULT_SECONDS,
+                keep_result=KEPT_SECONDS,
                 max_tries=JOB_TRIES,
                 handle_signals=True,
             )
@@ -169,6 +200,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         self.pending: dict[str, concurrent.futures.Future[Any]] = {}
         self.on_capacity: Callable[[int], None] | None = None
         self.workers = 0
+        self.replies = REPLIES + uuid.uuid4().hex
         self._pool: Any = None
         self._connecting: asyncio.Future[Any] | None = None
         self._poller: asyncio.Task[None] | None = None
@@ -231,7 +263,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         pool = await self._connection()
         job_id = uuid.uuid4().hex
         self.pending[job_id] = future
-        queued = await pool.enqueue_job("run_job", job, _job_id=job_id, _queue_name=QUEUE)
+        queued = await pool.enqueue_job("run_job", job, self.replies, _job_id=job_id, _queue_name=QUEUE)
         if queued is None:  # cannot happen with a fresh id; say so rather than wait forever
             self.pending.pop(job_id, None)
             raise RuntimeError("the bot queue refused a job")
@@ -243,21 +275,40 @@ class RedisBotQueue(concurrent.futures.Executor):
             future.set_exception(exc)
 
     async def _poll_forever(self) -> None:
-        last_count = 0.0
+        """Wait for replies; between them (at least every third of a lease) count the workers and
+        sweep for results that came without a reply."""
+        last_count = last_sweep = 0.0
         while not self._closed:
             try:
                 pool = await self._connection()
-                if time.monotonic() - last_count >= LEASE_SECONDS / 3:
-                    last_count = time.monotonic()
+                now = time.monotonic()
+                if now - last_count >= LEASE_SECONDS / 3:
+                    last_count = now
                     await self._count_workers(pool)
-                if self.pending:
+                if self.pending and now - last_sweep >= SWEEP_SECONDS:
+                    last_sweep = now
                     await self._collect(pool)
+                popped = await pool.blpop([self.replies], timeout=min(SWEEP_SECONDS, LEASE_SECONDS / 3))
+                while popped is not None:
+                    self._settle(*pickle.loads(popped[1]))
+                    popped = await pool.lpop(self.replies)
+                    popped = None if popped is None else (self.replies, popped)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis away a moment: results wait in Redis, try again
                 log.warning("bot queue: %s", type(exc).__name__)
                 await asyncio.sleep(1.0)
-            await asyncio.sleep(POLL_SECONDS)
+
+    def _settle(self, job_id: str, success: bool, result: Any) -> None:
+        future = self.pending.pop(job_id, None)
+        if future is None or future.done():
+            return  # a job run twice (its first worker was only slow), or one swept already
+        if success:
+            future.set_result(result)
+        elif isinstance(result, BaseException):
+            future.set_exception(result)
+        else:
+            future.set_exception(RuntimeError(f"the bot job failed: {result!r}"))
 
     async def _count_workers(self, pool: Any) -> None:
         now = time.time()
@@ -283,17 +334,9 @@ class RedisBotQueue(concurrent.futures.Executor):
             return
         await pool.delete(*(result_key_prefix + job_id for job_id, _ in done))
         for job_id, raw in done:
-            future = self.pending.pop(job_id, None)
-            if future is None or future.done():
-                continue
             try:
                 result = deserialize_result(raw)
             except Exception as exc:
-                future.set_exception(exc)
+                self._settle(job_id, False, exc)
                 continue
-            if result.success:
-                future.set_result(result.result)
-            elif isinstance(result.result, BaseException):
-                future.set_exception(result.result)
-            else:
-                future.set_exception(RuntimeError(f"the bot job failed: {result.result!r}"))
+            self._settle(job_id, result.success, result.result)
