@@ -1466,6 +1466,9 @@ SITE_TOPOLOGIES = ((1, 1), (1, 2), (2, 2))
 ALL_HUMAN = ["human"] * 4
 SITE_BOT_SEATS = [{"kind": "medium"}, {"kind": "medium"}]
 LOCATIONS = Path(__file__).resolve().parents[1] / "deploy" / "masques-locations.conf"
+BOT_MATCH_POLL = 2.0
+"""Seconds between a bot match's client's looks at its match: the workers have a backlog of the other
+matches' decisions meanwhile, and the load generator should load the site, not itself."""
 BOT_CLIENTS = "127.0.0.{}"  # the bot matches' clients: one address each, 127.0.0.10 and up
 
 
@@ -1590,7 +1593,7 @@ async def bot_load(
             response.raise_for_status()
             match_id = response.json()["id"]
             while loop.time() < stop_at:
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(BOT_MATCH_POLL)
                 summary = await client.get(f"/api/matches/{match_id}")
                 if summary.json().get("status") == "finished":
                     break
