@@ -419,6 +419,39 @@ async def measure_cpu(window: tuple[float, float], roles: Roles, stats: Stats) -
     stats.cpu_seconds, stats.window_seconds = used, loop.time() - started
 
 
+def move_latency_buckets(server_urls: list[str]) -> dict[float, float]:
+    """The servers' own histogram of people's moves (message in, last view handed out), summed:
+    how many moves took at most each bucket's seconds."""
+    total: dict[float, float] = {}
+    for url in server_urls:
+        for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+            if line.startswith("masques_human_move_seconds_bucket{"):
+                edge = float(line.split('le="', 1)[1].split('"', 1)[0])
+                total[edge] = total.get(edge, 0.0) + float(line.split()[-1])
+    return total
+
+
+async def measure_server_latency(window: tuple[float, float], server_urls: list[str], stats: Stats) -> None:
+    """The servers' histogram of people's moves over the window (see :func:`bucket_quantile`)."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, window[0] - loop.time()))
+    before = await asyncio.to_thread(move_latency_buckets, server_urls)
+    await asyncio.sleep(max(0.0, window[1] - loop.time()))
+    after = await asyncio.to_thread(move_latency_buckets, server_urls)
+    stats.server_latency = {edge: after[edge] - before.get(edge, 0.0) for edge in after}
+
+
+def bucket_quantile(buckets: dict[float, float], q: float) -> float:
+    """The upper edge of the histogram bucket that holds quantile ``q`` (inf past the last edge)."""
+    total = buckets.get(math.inf, 0.0)
+    if not total:
+        return float("nan")
+    for edge in sorted(buckets):
+        if buckets[edge] >= q * total:
+            return edge
+    return math.inf
+
+
 def cpu_per_move(stats: Stats) -> dict[str, float]:
     """Milliseconds of CPU per person's move in the window, by role (from :func:`measure_cpu`)."""
     if not stats.human_actions or not stats.cpu_seconds:
@@ -443,6 +476,7 @@ class Stats:
     chat_sent: int = 0
     chat_received: int = 0
     cpu_seconds: dict[str, float] = field(default_factory=dict)  # over the window, by role
+    server_latency: dict[float, float] = field(default_factory=dict)  # the servers' histogram, the window's
     window_seconds: float = 0.0
 
     def refused(self, message: dict[str, Any]) -> bool:
@@ -623,10 +657,11 @@ async def run_matches(
     chat_every: float = 0.0,
     seats: list[str] | None = None,
     cpu_roles: Roles | None = None,
+    server_urls: list[str] | None = None,
 ) -> Stats:
     """Play ``matches`` matches at once, starting new games as games end, and count what happens in
     a window of ``duration`` seconds; with ``cpu_roles`` (a role's process ids), also where the CPU
-    went in that window."""
+    went in that window, and with ``server_urls`` the servers' own latency of a move in it."""
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
@@ -655,9 +690,11 @@ async def run_matches(
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
         window = (start, start + duration)
-        meter = loop.create_task(measure_cpu(window, cpu_roles or dict, stats))
+        meters = [loop.create_task(measure_cpu(window, cpu_roles or dict, stats))]
+        if server_urls:
+            meters.append(loop.create_task(measure_server_latency(window, server_urls, stats)))
         await asyncio.gather(
-            meter,
+            *meters,
             *(
                 table(
                     i,
@@ -702,6 +739,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
                     "postgresql": named("postgres"),
                     "redis": named("redis-server"),
                 },
+                server_urls=[server.base_url for server in servers],
             )
         )
     finally:
@@ -732,6 +770,8 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         "chat_received": stats.chat_received,
         "cpu_ms_per_move": cpu_per_move(stats),
         "machine_busy": machine_busy(stats),
+        "server_p50_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.50),
+        "server_p99_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.99),
     }
 
 
@@ -751,6 +791,11 @@ def print_matches(f: dict[str, Any]) -> None:
         f"  games finished {f['games_finished']}, errors {f['errors']} {f['error_codes'] or ''}, "
         f"receive timeouts {f['timeouts']}"
     )
+    if f.get("server_p99_ms_at_most") is not None:
+        print(
+            f"  the server's own time (message in, last view out), from its histogram: p50 at most "
+            f"{f['server_p50_ms_at_most']:g} ms, p99 at most {f['server_p99_ms_at_most']:g} ms"
+        )
     if f.get("cpu_ms_per_move"):
         roles = "  ".join(f"{role} {ms:.2f}" for role, ms in f["cpu_ms_per_move"].items())
         print(f"  CPU per human action (ms): {roles}; machine {100 * f['machine_busy']:.0f}% busy")
@@ -1666,6 +1711,7 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                         args.site_duration,
                         seats=ALL_HUMAN,
                         cpu_roles=site_roles(servers, pool, proxy),
+                        server_urls=[server.base_url for server in servers],
                     )
                 )
                 rtt = stats.round_trips
@@ -1679,6 +1725,7 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                         "timeouts": stats.timeouts,
                         "cpu_ms_per_move": cpu_per_move(stats),
                         "machine_busy": machine_busy(stats),
+                        "server_p99_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.99),
                     }
                 )
                 note(
@@ -1722,6 +1769,11 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
         ok = [h["moves_per_s"] for h in row["humans"] if h["rtt_p99_ms"] < p99_ms and not h["timeouts"]]
         return max(ok, default=0.0)
 
+    def held_by_server(row: dict[str, Any], p99_ms: float) -> float:
+        """The same, by the servers' own p99 (message in, last view out) instead of the round trip."""
+        ok = [h["moves_per_s"] for h in row["humans"] if h["server_p99_ms_at_most"] <= p99_ms]
+        return max(ok, default=0.0)
+
     def peak(row: dict[str, Any]) -> float:
         """The highest all-human rate of the ladder, whatever its round trip."""
         return max((h["moves_per_s"] for h in row["humans"]), default=0.0)
@@ -1738,6 +1790,7 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
         else float("nan"),
         "humans_held_p99_100ms": {f"{r['web_processes']}w{r['workers']}k": held(r, 100) for r in rows},
         "humans_held_p99_50ms_one_web": max(held(one, 50), held(two, 50)),
+        "humans_held_server_p99_50ms_one_web": max(held_by_server(one, 50), held_by_server(two, 50)),
         "humans_two_webs_over_one": held(two_web, 100) / one_web if one_web else float("nan"),
         "humans_two_webs_over_one_at_peak": peak(two_web) / max(peak(one), peak(two))
         if max(peak(one), peak(two))
@@ -1747,10 +1800,14 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
 
 def print_site(f: dict[str, Any]) -> None:
     print(f"site: {f['game']}, behind nginx, PostgreSQL + Redis, bots on `masques worker`")
-    print("  web  workers  bot actions/s   all-human matches: moves/s (p99 ms)")
+    print(
+        "  web  workers  bot actions/s   all-human matches: moves/s (round trip p99 ms; the servers' own "
+        "p99 at most, ms)"
+    )
     for row in f["topologies"]:
         ladder = "  ".join(
-            f"{h['matches']}: {h['moves_per_s']:.0f} ({h['rtt_p99_ms']:.0f})" for h in row["humans"]
+            f"{h['matches']}: {h['moves_per_s']:.0f} ({h['rtt_p99_ms']:.0f};<={h['server_p99_ms_at_most']:g})"
+            for h in row["humans"]
         )
         print(
             f"  {row['web_processes']:>3}  {row['workers']:>7}  {row['bot_actions_per_s']:>13.1f}   {ladder}"
@@ -1778,6 +1835,10 @@ def print_site(f: dict[str, Any]) -> None:
     print(f"  two web processes over one (p99 < 100 ms): {ratio(f['humans_two_webs_over_one'])}")
     print(f"  two web processes over one (top of the ladder): {ratio(f['humans_two_webs_over_one_at_peak'])}")
     print(f"  one web process at p99 < 50 ms: {f['humans_held_p99_50ms_one_web']:.0f} moves/s")
+    print(
+        f"  one web process at the server's own p99 <= 50 ms: "
+        f"{f['humans_held_server_p99_50ms_one_web']:.0f} moves/s"
+    )
 
 
 RUNNERS: dict[str, Callable[[argparse.Namespace, Source, Path], dict[str, Any]]] = {
