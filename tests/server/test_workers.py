@@ -45,8 +45,8 @@ def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) ->
             httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
             httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT, transport=other) as api_b,
         ):
-            matches = [
-                support.create_match(client, "blokus3d", {}, ["expert"] * 4, seed=seed)["id"]
+            matches = [  # Masker's expert thinks long enough to be stopped mid-move, and starts quickly
+                support.create_match(client, "masker", {"players": 2}, ["expert"] * 2, seed=seed)["id"]
                 for client, seed in ((api, 1), (api_b, 2))
             ]
             deadline = time.monotonic() + 300  # a first expert move on a loaded machine: workers start cold
