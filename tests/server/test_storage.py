@@ -154,3 +154,32 @@ def test_moves_that_arrive_together_are_committed_together_and_a_taken_version_f
     assert isinstance(outcomes[5], IntegrityError)  # the taken version, and only it
     assert transactions[:2] == [1, 5]  # the five that came during the first write: one transaction
     assert [storage.log(m) for m in ids] == [[(0, 1)]] + [[(0, 2)]] * 4 + [[(0, 7)]]
+
+
+def test_a_move_is_committed_while_the_shared_thread_pool_is_busy(tmp_path: Path) -> None:
+    """Moves are written on a thread of their own: a move's commit does not queue behind the joins,
+    reads and lobby queries that fill the event loop's shared pool."""
+    import asyncio
+    import threading
+
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, NewMatch, Turn
+
+    storage = Storage(f"sqlite:///{tmp_path / 'busy.sqlite3'}")
+    storage.migrate()
+    storage.create_match(NewMatch("00000000000000aa", "masker", "1", {}, 5, [], status="running"))
+    release = threading.Event()
+
+    async def play() -> bool:
+        commits = GroupCommit(storage)
+        blockers = [asyncio.ensure_future(asyncio.to_thread(release.wait, 30)) for _ in range(64)]
+        try:
+            await asyncio.wait_for(commits.append(Append("00000000000000aa", 0, 0, 3, Turn(1))), 20)
+            return not release.is_set() and not any(b.done() for b in blockers)
+        finally:
+            release.set()
+            await asyncio.gather(*blockers)
+            commits.close()
+
+    assert support.run_async(play()), "the commit waited for the shared pool"
+    assert storage.log("00000000000000aa") == [(0, 3)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -499,12 +500,22 @@ def initial_state(game: Game, seed: int, chance: int) -> State:
 
 class GroupCommit:
     """Moves committed together: those that arrive while a transaction is being written go in the
-    next one, so one disk flush acknowledges many matches' moves.  Each waits for its own commit."""
+    next one, so one disk flush acknowledges many matches' moves.  Each waits for its own commit.
+
+    The transactions are written on a thread of their own: in the shared pool of ``to_thread`` a
+    move's commit queued behind joins, reads and lobby queries whenever the pool was busy."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.pending: list[tuple[Append, asyncio.Future[None]]] = []
         self.writer: asyncio.Task[None] | None = None
+        self.thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="masques-commits")
+
+    def close(self) -> None:
+        self.thread.shutdown(wait=False)
+
+    async def _run(self, moves: list[Append]) -> None:
+        await asyncio.get_running_loop().run_in_executor(self.thread, self.storage.append_actions, moves)
 
     async def append(self, move: Append) -> None:
         """Return once ``move`` is committed; IntegrityError if its version was taken."""
@@ -519,11 +530,11 @@ class GroupCommit:
         while self.pending:
             batch, self.pending = self.pending, []
             try:
-                await asyncio.to_thread(self.storage.append_actions, [move for move, _ in batch])
+                await self._run([move for move, _ in batch])
             except IntegrityError:  # another process took a version: find which, commit the rest
                 for move, done in batch:
                     try:
-                        await asyncio.to_thread(self.storage.append_actions, [move])
+                        await self._run([move])
                     except Exception as exc:
                         _settle(done, exc)
                     else:
@@ -618,6 +629,7 @@ class Registry:
             for client in list(match.clients):
                 client.drop()
         self.bots.close()
+        self.commits.close()
 
     # -- memory -------------------------------------------------------------------------------
     async def _sweep_forever(self) -> None:
