@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,27 @@ class CountedStorage(Storage):
         return super().log(match_id)
 
 
+@contextlib.asynccontextmanager
+async def two_registries(
+    url: str, second: type[Storage] = Storage
+) -> AsyncIterator[tuple[Registry, Registry]]:
+    """Two registries (two server processes' worth) on one database and the tests' Redis."""
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
+    storages = [Storage(url), second(url)]
+    storages[0].migrate()
+    registries = [Registry(s, limits=RELAXED, bot_workers=1, redis_url=redis_url) for s in storages]
+    try:
+        for registry in registries:
+            await registry.start()
+        yield registries[0], registries[1]
+    finally:
+        for registry in registries:
+            await registry.stop()
+        for storage in storages:
+            storage.engine.dispose()
+
+
 async def _until(condition: Any, what: str) -> None:
     deadline = time.monotonic() + TIMEOUT
     while not condition():
@@ -128,18 +150,10 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
     """The commonest change, a move that does not end the match, comes with its version, action and
     clock: the other process applies it without reading the log, seats and row again, its clients see
     it, and its state and clock are the committing process's."""
-    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
-    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
     url = fresh_database_url("postgresql", tmp_path)
 
     async def scenario() -> None:
-        storage_a, storage_b = Storage(url), CountedStorage(url)
-        storage_a.migrate()
-        a = Registry(storage_a, limits=RELAXED, bot_workers=1, redis_url=redis_url)
-        b = Registry(storage_b, limits=RELAXED, bot_workers=1, redis_url=redis_url)
-        await a.start()
-        await b.start()
-        try:
+        async with two_registries(url, CountedStorage) as (a, b):
             clock = {"kind": "fischer", "base": 60, "increment": 5}
             match = await a.create("masker", {"players": 2}, ["human", "human"], clock=clock)
             for seat in (0, 1):
@@ -184,11 +198,6 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
             await _until(lambda: there.version == match.version, "the other process to catch up")
             assert there.state.history == match.state.history and CountedStorage.reads == 1
             pump.cancel()
-        finally:
-            for registry in (a, b):
-                await registry.stop()
-            storage_a.engine.dispose()
-            storage_b.engine.dispose()
 
     run_async(scenario())
 
@@ -198,19 +207,11 @@ def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_move
 ) -> None:
     """The process that created a match its players then play through another (a proxy sends them
     by match) stops following it once it has not used it for a while."""
-    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
-    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
     url = fresh_database_url("postgresql", tmp_path)
     monkeypatch.setattr(matches_module, "PASSING_SECONDS", 0.0)
 
     async def scenario() -> None:
-        storage_a, storage_b = Storage(url), Storage(url)
-        storage_a.migrate()
-        a = Registry(storage_a, limits=RELAXED, bot_workers=1, redis_url=redis_url)
-        b = Registry(storage_b, limits=RELAXED, bot_workers=1, redis_url=redis_url)
-        await a.start()
-        await b.start()
-        try:
+        async with two_registries(url) as (a, b):
             made = await a.create("masker", {"players": 2}, ["human", "human"])
             match = await b.get(made.id)
             for seat in (0, 1):
@@ -221,10 +222,5 @@ def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_move
             await _until(lambda: made.id not in a.matches, "the creator to let the match go")
             again = await a.get(made.id)  # asked again, it comes back whole from storage
             assert again.state.history == match.state.history
-        finally:
-            for registry in (a, b):
-                await registry.stop()
-            storage_a.engine.dispose()
-            storage_b.engine.dispose()
 
     run_async(scenario())
