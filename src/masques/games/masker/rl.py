@@ -213,7 +213,6 @@ class MaskerTracker(Tracker[MaskerState]):
         self.on_board_at = encoder.on_board
         self.steps_at = encoder.steps
         self.to_move_at, self.flags_at = encoder.to_move, encoder.flags
-        self.tops: list[int] = []  # top code of each cell, -1 for a hole
         # by cell and stack height: where the runner on top is written, where the top's row starts
         self.runner_at = [[b + RUNNER for b in levels] for levels in encoder.bases]
         self.top_at = [[-1, *levels] for levels in encoder.bases]
@@ -253,19 +252,12 @@ class MaskerTracker(Tracker[MaskerState]):
                 self.complete = state.phase == COMPLETE
             # the board in one call: each level's row is the one-hot of its code
             self.enc.one_hot.take(np.frombuffer(raw, np.uint8), axis=0, out=self.board_rows, mode="wrap")
-            height = self.game.height
-            self.tops = list(raw[height - 1 :: height])
         else:
             cells, bases = self.cells, self.enc.bases
-            tops = self.tops = []
             for cell, stack in enumerate(stacks):
-                if stack:
-                    levels = bases[cell]
-                    for z, code in enumerate(stack):
-                        cells[levels[z] + code] = 1.0
-                    tops.append(stack[-1])
-                else:
-                    tops.append(-1)
+                levels = bases[cell]
+                for z, code in enumerate(stack):
+                    cells[levels[z] + code] = 1.0
             self._rest(state)
         self.runner = state.runner
         # the tokens never change in a game (MK-3): each seat's view index is fixed until the next
@@ -294,24 +286,25 @@ class MaskerTracker(Tracker[MaskerState]):
             old = self.runner
             if action == old:
                 return False  # MK-14a (rare): the runner sinks onto the cross beneath it; write afresh
-            tops, stacks = self.tops, state.stacks
-            left = stacks[old]
-            cells[self.runner_at[old][len(left)]] = 0.0  # in 3D the cross below shows again
-            tops[old] = left[-1] if left else -1
-            captured = tops[action]
+            stacks = state.stacks
+            cells[self.runner_at[old][len(stacks[old])]] = 0.0  # in 3D the cross below shows again
             level = self.top_at[action][len(stacks[action])]
-            cells[level + captured] = 0.0
-            cells[level + RUNNER] = 1.0
-            tops[action] = RUNNER
             self.runner = action
             mover = self.to_move
             pile = state.piles[mover]
-            values = self.values[captured]
-            cells[self.pile_at[mover] + captured] = values[pile.count(captured)]
-            cells[self.held_at[mover]] = self.held_values[len(pile)]
+            eliminations = state.eliminations
+            if len(eliminations) == self.eliminations:  # the capture is the mover's last cross
+                captured = pile[-1]
+                values = self.values[captured]
+                cells[self.pile_at[mover] + captured] = values[pile.count(captured)]
+                cells[self.held_at[mover]] = self.held_values[len(pile)]
+            else:  # it took a colour's last cross (MK-10), and crosses may move between piles
+                captured = eliminations[-1][1]
+                values = self.values[captured]
+                self._piles(state)
+            cells[level + captured] = 0.0
+            cells[level + RUNNER] = 1.0
             cells[self.on_board_at + captured] = values[state.on_board[captured]]
-            if len(state.eliminations) != self.eliminations:
-                self._piles(state)  # an elimination moves crosses between piles
         elif action > STOP or len(state.eliminations) != self.eliminations:
             self._piles(state)  # a completion moves crosses between piles
         steps = state.steps
