@@ -9,6 +9,7 @@ they might be, never as theirs.
 from __future__ import annotations
 
 from itertools import chain
+from operator import itemgetter
 from typing import cast
 
 import numpy as np
@@ -43,6 +44,7 @@ from .game import (
 CODES = len(CODE_NAMES)  # five colours, white, the runner
 PILE_CODES = CODES - 1  # piles hold colours and white, never the runner
 WHITE_COUNT = 5  # MK-1
+FIRST = itemgetter(0)
 COLOUR_COUNT = 6
 
 
@@ -88,6 +90,7 @@ class MaskerEncoder(Encoder[MaskerGame]):
         self.scale = [1.0 / COLOUR_COUNT] * NUM_COLOURS + [1.0 / WHITE_COUNT]
         # views[seat][colour]: the base (absolute seats and codes) read from the seat whose colour it is
         self.views = [[self._view_index(seat, mine) for mine in range(NUM_COLOURS)] for seat in range(n)]
+        self.gathers: dict[tuple[int, ...], list[Index]] = {}  # each seat's view index, per tokens
 
     def _view_index(self, seat: int, mine: int) -> Index:
         game = self.game
@@ -234,7 +237,14 @@ class MaskerTracker(Tracker[MaskerState]):
 
     def rebuild(self, state: MaskerState) -> None:
         stacks = state.stacks
-        raw = bytes(chain.from_iterable(stacks))  # every code, cell by cell, bottom up
+        # every code, cell by cell, bottom up (in 2D without an iterator per stack)
+        if self.game.height == 1:
+            try:
+                raw = bytes(map(FIRST, stacks))
+            except IndexError:  # a hole: not a new game
+                raw = b""
+        else:
+            raw = bytes(chain.from_iterable(stacks))
         # stacks never grow: a full count means every stack whole, a new game, where all but the
         # board is the same from one deal to the next (kept per turn facts)
         if len(raw) == len(self.board_rows) and not state.eliminations and not any(state.piles):
@@ -261,8 +271,14 @@ class MaskerTracker(Tracker[MaskerState]):
             self._rest(state)
         self.runner = state.runner
         # the tokens never change in a game (MK-3): each seat's view index is fixed until the next
-        enc = self.enc
-        self.gather = [enc.views[seat][state.tokens[team]] for seat, team in enumerate(enc.team)]
+        tokens = tuple(state.tokens)
+        gather = self.enc.gathers.get(tokens)
+        if gather is None:
+            enc = self.enc
+            gather = enc.gathers[tokens] = [
+                enc.views[seat][tokens[team]] for seat, team in enumerate(enc.team)
+            ]
+        self.gather = gather
 
     def _rest(self, state: MaskerState) -> None:
         """All but the board, into zeros, and what the tracker remembers of it."""
