@@ -48,6 +48,12 @@ message saying it is their turn); a round trip is an action sent -> the sender's
   actions/s with two workers over one, the all-human rate each topology held at p99 < 100 ms (the
   highest step of the ladder that did), two web processes over one, and one web process at p99 < 50 ms.
 
+``matches`` and ``site`` also say where the CPU went over the measured window, in milliseconds per
+  person's move: the server (or web) processes, bot workers, nginx, PostgreSQL, Redis, this load
+  generator, and "other" (the rest of the machine); and how busy the machine was.  On one small
+  machine the load generator and the services share the cores with the server: these figures tell
+  whether a rate is the server's limit or the machine's.
+
 Every loop is bounded in count and in time, and only 127.0.0.x is ever contacted.
 """
 
@@ -342,6 +348,88 @@ def longest_action(legal: list[dict[str, Any]], rng: random.Random) -> int:
     return STOP if STOP in ids else rng.choice(ids)
 
 
+# -- where the CPU goes ----------------------------------------------------------------------------
+def _process_seconds(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, 0.0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _machine_seconds() -> tuple[float, float]:
+    """CPU seconds the whole machine has been busy, and idle, summed over its CPUs."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    busy = sum(ticks[:8]) - idle  # up to steal; guest time is already in user
+    return busy / os.sysconf("SC_CLK_TCK"), idle / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """A process and all its children, theirs, and so on."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
+def named(*names: str) -> list[int]:
+    """The processes whose command is one of ``names`` (PostgreSQL's, Redis's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "comm").read_text().strip() in names:
+                    found.append(int(entry.name))
+    return found
+
+
+Roles = Callable[[], dict[str, list[int]]]
+"""Each role's processes now (looked up at each snapshot: servers start helpers, PostgreSQL a
+backend per connection)."""
+
+
+def cpu_snapshot(roles: Roles) -> dict[str, dict[int, float]]:
+    """CPU seconds so far of each role's processes, this load generator's, and the machine's."""
+    taken = {role: {pid: _process_seconds(pid) for pid in pids} for role, pids in roles().items()}
+    taken["load generator"] = {0: time.process_time()}
+    busy, idle = _machine_seconds()
+    taken["machine"], taken["idle"] = {0: busy}, {0: idle}
+    return taken
+
+
+async def measure_cpu(window: tuple[float, float], roles: Roles, stats: Stats) -> None:
+    """The CPU each role used over the measured window; "other" is the rest of the machine's (other
+    programs, and processes that ended within the window)."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, window[0] - loop.time()))
+    before, started = cpu_snapshot(roles), loop.time()
+    await asyncio.sleep(max(0.0, window[1] - loop.time()))
+    after = cpu_snapshot(roles)
+    used = {
+        role: sum(max(0.0, seconds - before.get(role, {}).get(pid, 0.0)) for pid, seconds in pids.items())
+        for role, pids in after.items()
+    }
+    used["other"] = used["machine"] - sum(v for k, v in used.items() if k not in ("machine", "idle"))
+    stats.cpu_seconds, stats.window_seconds = used, loop.time() - started
+
+
+def cpu_per_move(stats: Stats) -> dict[str, float]:
+    """Milliseconds of CPU per person's move in the window, by role (from :func:`measure_cpu`)."""
+    if not stats.human_actions or not stats.cpu_seconds:
+        return {}
+    return {
+        role: 1000 * seconds / stats.human_actions
+        for role, seconds in stats.cpu_seconds.items()
+        if role != "idle"
+    }
+
+
 # -- scenario: matches ----------------------------------------------------------------------------
 @dataclass
 class Stats:
@@ -354,6 +442,8 @@ class Stats:
     games: int = 0
     chat_sent: int = 0
     chat_received: int = 0
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # over the window, by role
+    window_seconds: float = 0.0
 
     def refused(self, message: dict[str, Any]) -> bool:
         """Count an ``error`` message (True) by its code."""
@@ -532,7 +622,11 @@ async def run_matches(
     accounts: bool = False,
     chat_every: float = 0.0,
     seats: list[str] | None = None,
+    cpu_roles: Roles | None = None,
 ) -> Stats:
+    """Play ``matches`` matches at once, starting new games as games end, and count what happens in
+    a window of ``duration`` seconds; with ``cpu_roles`` (a role's process ids), also where the CPU
+    went in that window."""
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
@@ -561,7 +655,9 @@ async def run_matches(
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
         window = (start, start + duration)
+        meter = loop.create_task(measure_cpu(window, cpu_roles or dict, stats))
         await asyncio.gather(
+            meter,
             *(
                 table(
                     i,
@@ -575,7 +671,7 @@ async def run_matches(
                     seats=seats,
                 )
                 for i in range(matches)
-            )
+            ),
         )
         for players in tables:
             for client in (players or {}).values():
@@ -601,6 +697,11 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
                 accounts=args.players == "accounts",
                 chat_every=args.chat_every,
                 seats=args.seats.split(","),
+                cpu_roles=lambda: {
+                    "server": [pid for server in servers for pid in descendants(server.proc.pid)],
+                    "postgresql": named("postgres"),
+                    "redis": named("redis-server"),
+                },
             )
         )
     finally:
@@ -629,6 +730,8 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         "chat_every_s": args.chat_every,
         "chat_sent": stats.chat_sent,
         "chat_received": stats.chat_received,
+        "cpu_ms_per_move": cpu_per_move(stats),
+        "machine_busy": machine_busy(stats),
     }
 
 
@@ -648,6 +751,9 @@ def print_matches(f: dict[str, Any]) -> None:
         f"  games finished {f['games_finished']}, errors {f['errors']} {f['error_codes'] or ''}, "
         f"receive timeouts {f['timeouts']}"
     )
+    if f.get("cpu_ms_per_move"):
+        roles = "  ".join(f"{role} {ms:.2f}" for role, ms in f["cpu_ms_per_move"].items())
+        print(f"  CPU per human action (ms): {roles}; machine {100 * f['machine_busy']:.0f}% busy")
     if f.get("chat_every_s"):
         print(
             f"  chat: a line per human every {f['chat_every_s']:g} s: {f['chat_sent']} sent, "
@@ -1462,10 +1568,11 @@ def bot_actions(servers: list[Server]) -> float:
 
 
 async def bot_load(
-    proxy: Proxy, servers: list[Server], matches: int, warmup: float, duration: float
-) -> float:
+    proxy: Proxy, servers: list[Server], matches: int, warmup: float, duration: float, *, roles: Roles
+) -> tuple[float, dict[str, float], float]:
     """Bot actions/s while ``matches`` all-bot matches (each from a client address of its own) are
-    kept going; a finished match is replaced by its client."""
+    kept going (a finished match is replaced by its client); the CPU per bot action by role, and how
+    busy the machine was."""
     clients = [
         httpx.AsyncClient(
             base_url=proxy.base_url,
@@ -1494,13 +1601,34 @@ async def bot_load(
         keepers = asyncio.gather(*(keep_going(c, stop_at) for c in clients))
         await asyncio.sleep(warmup)
         before = await asyncio.to_thread(bot_actions, servers)
-        await asyncio.sleep(duration)
+        meter = Stats()
+        window = (loop.time(), loop.time() + duration)
+        await measure_cpu(window, roles, meter)
         after = await asyncio.to_thread(bot_actions, servers)
         await keepers
     finally:
         for client in clients:
             await client.aclose()
-    return (after - before) / duration
+    meter.human_actions = round(after - before)  # per bot action, here
+    return (after - before) / duration, cpu_per_move(meter), machine_busy(meter)
+
+
+def site_roles(servers: list[Server], pool: BotWorkers, proxy: Proxy) -> Roles:
+    """The processes of the deployed topology, by role."""
+    return lambda: {
+        "web": [pid for server in servers for pid in descendants(server.proc.pid)],
+        "bot workers": [pid for proc in pool.procs for pid in descendants(proc.pid)],
+        "nginx": descendants(proxy.proc.pid),
+        "postgresql": named("postgres"),
+        "redis": named("redis-server"),
+    }
+
+
+def machine_busy(stats: Stats) -> float:
+    """The share of the machine's CPU time that was busy in the window (0..1)."""
+    used = stats.cpu_seconds
+    total = used.get("machine", 0.0) + used.get("idle", 0.0)
+    return used.get("machine", 0.0) / total if total else float("nan")
 
 
 def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[str, Any]:
@@ -1528,7 +1656,14 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
             humans = []
             for n in steps:
                 stats = asyncio.run(
-                    run_matches(proxy.base_url, [proxy.ws_url], n, args.site_duration, seats=ALL_HUMAN)
+                    run_matches(
+                        proxy.base_url,
+                        [proxy.ws_url],
+                        n,
+                        args.site_duration,
+                        seats=ALL_HUMAN,
+                        cpu_roles=site_roles(servers, pool, proxy),
+                    )
                 )
                 rtt = stats.round_trips
                 humans.append(
@@ -1539,16 +1674,28 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                         "rtt_p99_ms": 1000 * percentile(rtt, 0.99),
                         "errors": stats.errors,
                         "timeouts": stats.timeouts,
+                        "cpu_ms_per_move": cpu_per_move(stats),
+                        "machine_busy": machine_busy(stats),
                     }
                 )
                 note(
                     f"    {n} all-human matches: {humans[-1]['moves_per_s']:.0f} moves/s, "
-                    f"p99 {humans[-1]['rtt_p99_ms']:.0f} ms"
+                    f"p99 {humans[-1]['rtt_p99_ms']:.0f} ms, machine {100 * machine_busy(stats):.0f}% busy"
                 )
-            rate = asyncio.run(
-                bot_load(proxy, servers, args.site_bot_matches, args.bots_warmup, args.site_duration)
+            rate, bot_cpu, bot_busy = asyncio.run(
+                bot_load(
+                    proxy,
+                    servers,
+                    args.site_bot_matches,
+                    args.bots_warmup,
+                    args.site_duration,
+                    roles=site_roles(servers, pool, proxy),
+                )
             )
-            note(f"    {args.site_bot_matches} all-bot matches: {rate:.1f} bot actions/s")
+            note(
+                f"    {args.site_bot_matches} all-bot matches: {rate:.1f} bot actions/s, "
+                f"machine {100 * bot_busy:.0f}% busy"
+            )
         finally:
             if proxy is not None:
                 proxy.stop()
@@ -1556,12 +1703,25 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                 server.stop()
             pool.stop()
             postgres_database(args.database, name, drop=True)
-        rows.append({"web_processes": webs, "workers": workers, "bot_actions_per_s": rate, "humans": humans})
+        rows.append(
+            {
+                "web_processes": webs,
+                "workers": workers,
+                "bot_actions_per_s": rate,
+                "bot_cpu_ms_per_action": bot_cpu,
+                "bot_machine_busy": bot_busy,
+                "humans": humans,
+            }
+        )
 
     def held(row: dict[str, Any], p99_ms: float) -> float:
         """The largest all-human rate of the ladder whose p99 round trip stayed under ``p99_ms``."""
         ok = [h["moves_per_s"] for h in row["humans"] if h["rtt_p99_ms"] < p99_ms and not h["timeouts"]]
         return max(ok, default=0.0)
+
+    def peak(row: dict[str, Any]) -> float:
+        """The highest all-human rate of the ladder, whatever its round trip."""
+        return max((h["moves_per_s"] for h in row["humans"]), default=0.0)
 
     one, two, two_web = rows
     one_web = max(held(one, 100), held(two, 100))  # people's moves need no bot worker
@@ -1576,6 +1736,9 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
         "humans_held_p99_100ms": {f"{r['web_processes']}w{r['workers']}k": held(r, 100) for r in rows},
         "humans_held_p99_50ms_one_web": max(held(one, 50), held(two, 50)),
         "humans_two_webs_over_one": held(two_web, 100) / one_web if one_web else float("nan"),
+        "humans_two_webs_over_one_at_peak": peak(two_web) / max(peak(one), peak(two))
+        if max(peak(one), peak(two))
+        else float("nan"),
     }
 
 
@@ -1589,10 +1752,28 @@ def print_site(f: dict[str, Any]) -> None:
         print(
             f"  {row['web_processes']:>3}  {row['workers']:>7}  {row['bot_actions_per_s']:>13.1f}   {ladder}"
         )
-    print(f"  bot actions/s, two workers over one: {f['bots_two_workers_over_one']:.2f}x")
+    print("  CPU per person's move (ms), at each topology's largest step, and how busy the machine was:")
+    for row in f["topologies"]:
+        last = row["humans"][-1]
+        roles = "  ".join(f"{role} {ms:.2f}" for role, ms in last["cpu_ms_per_move"].items())
+        print(
+            f"  {row['web_processes']}w{row['workers']}k at {last['matches']} matches: {roles}; "
+            f"machine {100 * last['machine_busy']:.0f}% busy"
+        )
+    print("  CPU per bot action (ms), and how busy the machine was:")
+    for row in f["topologies"]:
+        roles = "  ".join(f"{role} {ms:.1f}" for role, ms in row["bot_cpu_ms_per_action"].items())
+        busy = 100 * row["bot_machine_busy"]
+        print(f"  {row['web_processes']}w{row['workers']}k: {roles}; machine {busy:.0f}% busy")
+
+    def ratio(value: float | None) -> str:
+        return "none" if value is None or math.isnan(value) else f"{value:.2f}x"
+
+    print(f"  bot actions/s, two workers over one: {ratio(f['bots_two_workers_over_one'])}")
     held = f["humans_held_p99_100ms"]
     print(f"  all-human moves/s held at p99 < 100 ms: {held}")
-    print(f"  two web processes over one (p99 < 100 ms): {f['humans_two_webs_over_one']:.2f}x")
+    print(f"  two web processes over one (p99 < 100 ms): {ratio(f['humans_two_webs_over_one'])}")
+    print(f"  two web processes over one (top of the ladder): {ratio(f['humans_two_webs_over_one_at_peak'])}")
     print(f"  one web process at p99 < 50 ms: {f['humans_held_p99_50ms_one_web']:.0f} moves/s")
 
 

@@ -40,6 +40,7 @@ def test_every_server_scenario_runs_and_reports() -> None:
     )
     matches = figures["scenarios"]["matches"]
     assert (matches["matches"], matches["errors"], matches["timeouts"]) == (2, 0, 0)
+    assert matches["cpu_ms_per_move"]["server"] > 0 and 0 < matches["machine_busy"] <= 1
 
     bots = figures["scenarios"]["bots"]
     assert bots["unloaded"]["errors"] == {} and bots["loaded"]["errors"] == {}
@@ -70,12 +71,18 @@ def test_the_site_scenario_runs_every_topology_behind_nginx() -> None:
     assert shape == [(1, 1), (1, 2), (2, 2)]
     for row in site["topologies"]:
         assert row["bot_actions_per_s"] > 0, row  # the bots moved, on the workers
+        assert row["bot_cpu_ms_per_action"]["bot workers"] > 0, row
         (step,) = row["humans"]
         assert (step["matches"], step["errors"], step["timeouts"]) == (2, 0, 0), row
         assert step["moves_per_s"] > 0, row
-    assert {"bots_two_workers_over_one", "humans_two_webs_over_one", "humans_held_p99_50ms_one_web"} <= set(
-        site
-    )
+        cpu = step["cpu_ms_per_move"]  # where the CPU of a move went, by role
+        assert cpu["web"] > 0 and cpu["postgresql"] > 0 and cpu["load generator"] > 0, cpu
+        assert 0 < step["machine_busy"] <= 1
+    assert {
+        "bots_two_workers_over_one",
+        "humans_two_webs_over_one_at_peak",
+        "humans_held_p99_50ms_one_web",
+    } <= set(site)
 
 
 @pytest.mark.slow

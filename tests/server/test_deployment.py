@@ -108,7 +108,26 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
         if len(sockets) >= 2:
             break
         time.sleep(0.05)
-    assert all(served), "nginx sent every request to one process"
+    # one match, one process: every request and WebSocket of the match reached the same process
+    ours = [[line for line in lines if match["id"] in str(line["path"])] for lines in served]
+    assert sorted(len(lines) > 0 for lines in ours) == [False, True], "the match's requests were split"
+    owner = servers[[len(lines) > 0 for lines in ours].index(True)]
+    # the rest are spread: both processes serve the lobby
+    with httpx.Client(base_url=base, timeout=support.TIMEOUT) as api:
+        for _ in range(24):
+            assert api.get("/api/games").status_code == 200
+    for _ in range(100):
+        lobby = [
+            [line for line in access_lines(server) if line["path"] == "/api/games"] for server in servers
+        ]
+        if sum(map(len, lobby)) >= 24:
+            break
+        time.sleep(0.05)
+    assert all(lobby), "nginx sent every lobby request to one process"
+    # the match's process gone, nginx hands its requests to the other, which reads it from storage
+    owner.stop()
+    with httpx.Client(base_url=base, timeout=support.TIMEOUT) as api:
+        assert support.summary(api, match["id"])["status"] == "finished"
     # the proxy names the client: a request from another address is counted as that client's
     with httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.3")) as other:
         assert other.get("/api/matches/ffffffffffffffff").status_code == 404

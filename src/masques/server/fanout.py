@@ -1,10 +1,13 @@
 """Scale-out: several server processes on one database tell each other about changes via Redis.
 
-After a process commits an action (or a seat changes) it publishes the match id on a channel; the
-others, if they serve that match, read the new actions from the database and send their clients
-the new views.  The database stays the single source of truth (its unique (match, number)
-constraint lets only one process commit each version); Redis only carries "look again" notes, and
-"a chat line was said" notes (the line itself is read from the database).
+After a process changes a match (a seat, its status) it publishes the match id on a channel; the
+others, if they serve that match, read it again from the database and send their clients the new
+views.  A move that does not end the match is published with its version, seat, action and clock,
+so another process applies it as it is instead of reading the log, seats and row again (the commonest
+change costs no query).  The database stays the single source of truth (its unique (match, number)
+constraint lets only one process commit each version); a process that is not at the move's version
+reads the database as for any change.  Redis also carries "a chat line was said" notes (the line
+itself is read from the database).
 """
 
 from __future__ import annotations
@@ -13,12 +16,26 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 CHANNEL = "masques:match:"
 PRESENCE = "masques:here:"
 PRESENCE_TTL = 30
 """Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A committed move that did not end its match: the version it was played at, and the clock after it."""
+
+    version: int
+    seat: int
+    action: int
+    clock: dict[str, Any] | None
+    deadline: float | None
 
 
 class Fanout:
@@ -27,10 +44,12 @@ class Fanout:
         url: str,
         on_change: Callable[[str], Awaitable[None]],
         on_chat: Callable[[str, int], Awaitable[None]] | None = None,
+        on_move: Callable[[str, Moved], Awaitable[None]] | None = None,
     ) -> None:
         self.url = url
         self.on_change = on_change
         self.on_chat = on_chat
+        self.on_move = on_move
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
@@ -58,17 +77,34 @@ class Fanout:
                 message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
             )
             data = message["data"].decode() if isinstance(message["data"], bytes) else str(message["data"])
-            origin, _, chat_line = data.partition(":chat:")
+            origin, _, rest = data.partition(":")
             if origin == self.origin:
                 continue
+            kind, _, body = rest.partition(":")
+            match_id = channel[len(CHANNEL) :]
             with contextlib.suppress(Exception):  # one bad note must not stop the listener
-                if chat_line and self.on_chat is not None:
-                    await self.on_chat(channel[len(CHANNEL) :], int(chat_line))
-                elif not chat_line:
-                    await self.on_change(channel[len(CHANNEL) :])
+                if kind == "chat" and self.on_chat is not None:
+                    await self.on_chat(match_id, int(body))
+                elif kind == "move" and self.on_move is not None:
+                    await self.on_move(match_id, Moved(**orjson.loads(body)))
+                elif not kind or kind == "move":
+                    await self.on_change(match_id)
 
     async def publish(self, match_id: str) -> None:
         await self.client.publish(CHANNEL + match_id, self.origin)
+
+    async def moved(self, match_id: str, move: Moved) -> None:
+        """Tell the other processes of a move committed at ``move.version`` (the match goes on)."""
+        body = orjson.dumps(
+            {
+                "version": move.version,
+                "seat": move.seat,
+                "action": move.action,
+                "clock": move.clock,
+                "deadline": move.deadline,
+            }
+        )
+        await self.client.publish(CHANNEL + match_id, f"{self.origin}:move:{body.decode()}")
 
     async def said(self, match_id: str, line_id: int) -> None:
         """Tell the other processes that a chat line of this match was stored."""

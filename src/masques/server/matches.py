@@ -42,7 +42,7 @@ from .bot_queue import RedisBotQueue
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
 from .errors import ServerError
-from .fanout import Fanout
+from .fanout import Fanout, Moved
 from .limits import Limits, RateLimiter
 from .metrics import Metrics
 from .ratings import ranks_from_returns, ranks_from_winners
@@ -78,6 +78,8 @@ PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
 SWEEP_SECONDS = 10.0
 """How often idle matches leave memory and presence is told to the other server processes."""
+PASSING_SECONDS = 5.0
+"""A match another process plays, unused here this long, leaves memory at its next move."""
 EXPIRY_ROUNDS = 6
 """Open matches are checked for expiry every this many sweeps."""
 BOT_RETRY_SECONDS = (1.0, 5.0, 30.0)
@@ -567,7 +569,11 @@ class Registry:
         self.now = clock  # epoch seconds; the tests drive it
         self.limits = limits or Limits()
         self.rates = RateLimiter(self.limits, redis_url)
-        self.fanout = Fanout(redis_url, self._on_remote_change, self._on_remote_chat) if redis_url else None
+        self.fanout = (
+            Fanout(redis_url, self._on_remote_change, self._on_remote_chat, self._on_remote_move)
+            if redis_url
+            else None
+        )
         self.matches: dict[str, LiveMatch] = {}
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
@@ -1083,7 +1089,10 @@ class Registry:
         else:
             self._arm(match)
         if self.fanout is not None:
-            await self.fanout.publish(match.id)
+            if status is None:
+                await self.fanout.moved(match.id, Moved(version, seat, action, clock, deadline))
+            else:
+                await self.fanout.publish(match.id)
 
     async def _catch_up(self, match: LiveMatch) -> bool:
         """Apply the actions other processes committed, and reload seats and status.  True if anything
@@ -1127,6 +1136,37 @@ class Registry:
             return
         async with match.lock:
             changed = await self._catch_up(match)
+        if changed:
+            await self.broadcast(match)
+            self._schedule_bots(match)
+
+    async def _on_remote_move(self, match_id: str, moved: Moved) -> None:
+        """Another process committed a move that does not end the match.  At that version, apply it
+        as it came; a match this process holds only in passing (no connection, nothing running) leaves
+        memory instead, as an idle one would; anything else is read again from storage."""
+        match = self.matches.get(match_id)
+        if match is None:
+            return
+        if not match.busy() and time.monotonic() - match.last_used >= PASSING_SECONDS:
+            del self.matches[match_id]
+            return
+        async with match.lock:
+            if moved.version < match.version:
+                return  # already caught up past it; the other changes come with their own notes
+            changed = False
+            if moved.version == match.version and match.status == "running":
+                try:
+                    match.state.apply(moved.action)
+                except ActionError:
+                    log.warning("a published move did not apply here; reading the match again")
+                else:
+                    match.actors.append(moved.seat)
+                    match.clock, match.deadline = moved.clock, moved.deadline
+                    match.last_used = time.monotonic()
+                    self._arm(match)
+                    changed = True
+            if not changed:
+                changed = await self._catch_up(match)
         if changed:
             await self.broadcast(match)
             self._schedule_bots(match)

@@ -35,7 +35,9 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Table,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     func,
@@ -214,6 +216,19 @@ class ActionRow(Base):
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# The statements of a move, built once (the commonest write: no ORM, no statement to build).
+_ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+_MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+INSERT_ACTIONS = insert(_ACTIONS)
+SET_TURN = (
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("row"))
+    .values(
+        clock=bindparam("new_clock"), deadline=bindparam("new_deadline"), to_move=bindparam("new_to_move")
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -580,9 +595,14 @@ class Storage:
         disk flush for all the moves that came in while the last one was written.  A version
         already taken (another process was first) fails the whole transaction."""
         now = _now()
+        turns = [
+            {"row": a.match_id, "new_clock": t.clock, "new_deadline": t.deadline, "new_to_move": t.to_move}
+            for a in appends
+            if (t := a.turn) is not None
+        ]
         with self.engine.begin() as connection:
             connection.execute(
-                insert(ActionRow),
+                INSERT_ACTIONS,
                 [
                     {
                         "match_id": a.match_id,
@@ -594,13 +614,8 @@ class Storage:
                     for a in appends
                 ],
             )
-            for a in appends:
-                if a.turn is not None:
-                    connection.execute(
-                        update(MatchRow)
-                        .where(MatchRow.id == a.match_id)
-                        .values(clock=a.turn.clock, deadline=a.turn.deadline, to_move=a.turn.to_move)
-                    )
+            if turns:
+                connection.execute(SET_TURN, turns)
 
     def end_match(
         self,
