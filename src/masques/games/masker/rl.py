@@ -8,12 +8,26 @@ they might be, never as theirs.
 
 from __future__ import annotations
 
-from operator import add, itemgetter
+from itertools import chain
+from operator import itemgetter
+from typing import cast
 
 import numpy as np
 
 from ...engine import JSON, TERMINAL
-from ...rl.encoding import Array, Encoder, Index, Layout, Mask, Tracker, rank_of, relative_seats, remap
+from ...rl.encoding import (
+    FEW_IDS,
+    Array,
+    Cells,
+    Encoder,
+    Index,
+    Layout,
+    Mask,
+    Tracker,
+    rank_of,
+    relative_seats,
+    remap,
+)
 from .game import (
     CODE_NAMES,
     COLOURS,
@@ -30,6 +44,7 @@ from .game import (
 CODES = len(CODE_NAMES)  # five colours, white, the runner
 PILE_CODES = CODES - 1  # piles hold colours and white, never the runner
 WHITE_COUNT = 5  # MK-1
+FIRST = itemgetter(0)
 COLOUR_COUNT = 6
 
 
@@ -69,12 +84,13 @@ class MaskerEncoder(Encoder[MaskerGame]):
             for cell in range(game.cells)
         ]
         self.flat_bases = [b[0] for b in self.bases]
-        # row k: the one-hot of code k; row CODES: nothing (a level above a stack's top)
-        self.top_rows = np.vstack([np.eye(CODES, dtype=np.float32), np.zeros((1, CODES), np.float32)])
+        self.one_hot = np.eye(CODES, dtype=np.float32)  # row k: the one-hot of code k
+        self.team = [game.team_of(seat) for seat in range(n)]
         self.ranks = [rank_of(seat, n) for seat in range(n)]
         self.scale = [1.0 / COLOUR_COUNT] * NUM_COLOURS + [1.0 / WHITE_COUNT]
         # views[seat][colour]: the base (absolute seats and codes) read from the seat whose colour it is
         self.views = [[self._view_index(seat, mine) for mine in range(NUM_COLOURS)] for seat in range(n)]
+        self.gathers: dict[tuple[int, ...], list[Index]] = {}  # each seat's view index, per tokens
 
     def _view_index(self, seat: int, mine: int) -> Index:
         game = self.game
@@ -101,7 +117,16 @@ class MaskerEncoder(Encoder[MaskerGame]):
         legal = state._legal
         key = tuple(state.legal_actions() if legal is None else legal)
         mask = self.built_masks.get(key)
-        return self.kept_mask(key) if mask is None else mask.copy()
+        if mask is not None:
+            return mask.copy()
+        if len(key) <= FEW_IDS:
+            return self.kept_mask(key)
+        # a free step's targets (every cross on the board) seldom come twice: written, not kept
+        mask = np.zeros(self.actions, dtype=np.int8)
+        ones = cast(Cells, mask.data)
+        for i in key:
+            ones[i] = 1
+        return mask
 
     def encode(self, obs: JSON) -> Array:
         game = self.game
@@ -183,19 +208,26 @@ class MaskerTracker(Tracker[MaskerState]):
         self.enc = encoder
         game = encoder.game
         self.game = game
-        self.team = [game.team_of(s) for s in range(game.num_players)]
         self.capacity = game.capacity
-        # where blocks start (attributes of the tracker itself: one lookup less on the hot path)
-        self.bases = encoder.bases
-        self.level_bases = [[levels[z] for levels in encoder.bases] for z in range(game.height)]
-        self.scale = encoder.scale
-        self.views = encoder.views
+        # where blocks start (attributes of the tracker itself: one lookup less on the hot path; but
+        # no more than 30 attributes in all, or Python stops specializing their look-ups)
         self.pile_at = [encoder.piles + seat * PILE_CODES for seat in range(game.num_players)]
         self.held_at = [encoder.held + seat for seat in range(game.num_players)]
         self.on_board_at = encoder.on_board
         self.steps_at = encoder.steps
         self.to_move_at, self.flags_at = encoder.to_move, encoder.flags
-        self.tops: list[int] = []  # top code of each cell, -1 for a hole
+        # by cell and stack height: where the runner on top is written, where the top's row starts
+        self.runner_at = [[b + RUNNER for b in levels] for levels in encoder.bases]
+        self.top_at = [[-1, *levels] for levels in encoder.bases]
+        # counts as written (count x scale, per code; held / capacity), up to every cross: looked up
+        crosses = NUM_COLOURS * COLOUR_COUNT + WHITE_COUNT
+        self.values = [[k * scale for k in range(crosses + 1)] for scale in encoder.scale]
+        self.held_values = [k / game.capacity for k in range(crosses + 1)]
+        # a new game's base but for the board, per turn facts (see rebuild); the board's rows (a
+        # view of the base: cell by cell, level by level) and the one-hot row of each code
+        self.fresh: dict[tuple[object, ...], Array] = {}
+        rows = game.cells * game.height
+        self.board_rows = self.base[encoder.board : encoder.board + rows * CODES].reshape(rows, CODES)
         # the turn as written: the step count, whose turn (TERMINAL: nobody's), the two flags
         self.steps = 0
         self.to_move = TERMINAL
@@ -204,26 +236,53 @@ class MaskerTracker(Tracker[MaskerState]):
         self.eliminations = 0
 
     def rebuild(self, state: MaskerState) -> None:
-        enc, cells, bases, stacks = self.enc, self.cells, self.bases, state.stacks
-        # one write per cross (cheaper than numpy here), by levels while every stack is whole
-        if min(map(len, stacks)) == self.game.height:  # a new game
-            for z, at in enumerate(self.level_bases):
-                for i in map(add, at, map(itemgetter(z), stacks)):
-                    cells[i] = 1.0
-            self.tops = list(map(itemgetter(-1), stacks))
+        stacks = state.stacks
+        # every code, cell by cell, bottom up (in 2D without an iterator per stack)
+        if self.game.height == 1:
+            try:
+                raw = bytes(map(FIRST, stacks))
+            except IndexError:  # a hole: not a new game
+                raw = b""
         else:
-            tops = self.tops = []
+            raw = bytes(chain.from_iterable(stacks))
+        # stacks never grow: a full count means every stack whole, a new game, where all but the
+        # board is the same from one deal to the next (kept per turn facts)
+        if len(raw) == len(self.board_rows) and not state.eliminations and not any(state.piles):
+            key = (state.player, state.steps, state.free_pending, state.phase, state.to_fill, *state.on_board)
+            fresh = self.fresh.get(key)
+            if fresh is None:
+                self._rest(state)  # into zeros, the board not written yet
+                self.fresh[key] = self.base.copy()
+            else:
+                np.copyto(self.base, fresh)
+                self.eliminations = 0
+                self.steps = state.steps
+                self.to_move = state.player
+                self.free = state.free_pending
+                self.complete = state.phase == COMPLETE
+            # the board in one call: each level's row is the one-hot of its code
+            self.enc.one_hot.take(np.frombuffer(raw, np.uint8), axis=0, out=self.board_rows, mode="wrap")
+        else:
+            cells, bases = self.cells, self.enc.bases
             for cell, stack in enumerate(stacks):
-                if stack:
-                    levels = bases[cell]
-                    for z, code in enumerate(stack):
-                        cells[levels[z] + code] = 1.0
-                    tops.append(stack[-1])
-                else:
-                    tops.append(-1)
+                levels = bases[cell]
+                for z, code in enumerate(stack):
+                    cells[levels[z] + code] = 1.0
+            self._rest(state)
         self.runner = state.runner
         # the tokens never change in a game (MK-3): each seat's view index is fixed until the next
-        self.gather = [self.views[seat][state.tokens[self.team[seat]]] for seat in range(len(self.team))]
+        tokens = tuple(state.tokens)
+        gather = self.enc.gathers.get(tokens)
+        if gather is None:
+            enc = self.enc
+            gather = enc.gathers[tokens] = [
+                enc.views[seat][tokens[team]] for seat, team in enumerate(enc.team)
+            ]
+        self.gather = gather
+
+    def _rest(self, state: MaskerState) -> None:
+        """All but the board, into zeros, and what the tracker remembers of it."""
+        enc, cells = self.enc, self.cells
         scale = enc.scale
         for code, count in enumerate(state.on_board):
             if count:
@@ -243,24 +302,25 @@ class MaskerTracker(Tracker[MaskerState]):
             old = self.runner
             if action == old:
                 return False  # MK-14a (rare): the runner sinks onto the cross beneath it; write afresh
-            tops, bases, stacks = self.tops, self.bases, state.stacks
-            left = stacks[old]
-            cells[bases[old][len(left)] + RUNNER] = 0.0  # in 3D the cross below shows again
-            tops[old] = left[-1] if left else -1
-            captured = tops[action]
-            level = bases[action][len(stacks[action]) - 1]
-            cells[level + captured] = 0.0
-            cells[level + RUNNER] = 1.0
-            tops[action] = RUNNER
+            stacks = state.stacks
+            cells[self.runner_at[old][len(stacks[old])]] = 0.0  # in 3D the cross below shows again
+            level = self.top_at[action][len(stacks[action])]
             self.runner = action
             mover = self.to_move
             pile = state.piles[mover]
-            scale = self.scale[captured]
-            cells[self.pile_at[mover] + captured] = pile.count(captured) * scale
-            cells[self.held_at[mover]] = len(pile) / self.capacity
-            cells[self.on_board_at + captured] = state.on_board[captured] * scale
-            if len(state.eliminations) != self.eliminations:
-                self._piles(state)  # an elimination moves crosses between piles
+            eliminations = state.eliminations
+            if len(eliminations) == self.eliminations:  # the capture is the mover's last cross
+                captured = pile[-1]
+                values = self.values[captured]
+                cells[self.pile_at[mover] + captured] = values[pile.count(captured)]
+                cells[self.held_at[mover]] = self.held_values[len(pile)]
+            else:  # it took a colour's last cross (MK-10), and crosses may move between piles
+                captured = eliminations[-1][1]
+                values = self.values[captured]
+                self._piles(state)
+            cells[level + captured] = 0.0
+            cells[level + RUNNER] = 1.0
+            cells[self.on_board_at + captured] = values[state.on_board[captured]]
         elif action > STOP or len(state.eliminations) != self.eliminations:
             self._piles(state)  # a completion moves crosses between piles
         steps = state.steps
@@ -309,4 +369,5 @@ class MaskerTracker(Tracker[MaskerState]):
 
     def view(self, state: MaskerState, seat: int) -> Array:
         # the seat's own colour: MK-15 shows it to the seat
-        return self.base.take(self.views[seat][state.tokens[self.team[seat]]], mode="wrap")
+        enc = self.enc
+        return self.base.take(enc.views[seat][state.tokens[enc.team[seat]]], mode="wrap")
