@@ -26,7 +26,7 @@ from masques.cli.main import app as cli
 from masques.engine import load_game
 from masques.server import bot_queue
 from masques.server.app import create_app
-from masques.server.bot_queue import QUEUE, WORKERS_KEY, RedisBotQueue
+from masques.server.bot_queue import JOBS_PER_WORKER, QUEUE, WORKERS_KEY, RedisBotQueue
 from masques.server.bots import FairQueue, bot_move
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +137,7 @@ def test_jobs_wait_for_a_worker_run_on_the_workers_and_the_slots_follow_them(
 
             await asyncio.to_thread(workers.start)
             deadline = time.monotonic() + WAIT
-            while queue.slots < 2:  # the second worker is counted: two decisions at once
+            while queue.slots < 2 * JOBS_PER_WORKER:  # the second worker is counted: two at once
                 assert time.monotonic() < deadline, "the second worker was not counted"
                 await asyncio.sleep(0.05)
             jobs = [queue.run(owner, a_decision("hard", seed)) for owner, seed in (("ann", 2), ("bob", 3))]

@@ -3,8 +3,9 @@
 A site that outgrows one machine runs ``masques serve --bot-queue redis`` for web traffic and
 ``masques worker`` on as many machines as it likes for bots.  The web process only enqueues jobs (the
 same pickled calls the embedded pool runs: bot decisions and analyses) and applies their results;
-its :class:`~masques.server.bots.FairQueue` keeps one slot per live worker, so adding a worker anywhere
-adds capacity.  Redis must be trusted: jobs and results are pickles.
+its :class:`~masques.server.bots.FairQueue` keeps two slots per live worker (the decision a worker
+thinks about and its next), so adding a worker anywhere adds capacity.  Redis must be trusted: jobs
+and results are pickles.
 
 A worker pushes each result onto its web process's own reply list, which that process waits on with
 ``BLPOP``: a result is applied as soon as it exists, and nothing polls while the bots think.  (arq's
@@ -50,6 +51,9 @@ KEPT_SECONDS = 60
 """How long arq keeps a job's result, the fallback for a reply that never came."""
 SWEEP_SECONDS = 1.0
 """How often the web process looks for such results."""
+JOBS_PER_WORKER = 2
+"""Jobs a web process keeps out per live worker: each worker's current decision and its next, already
+waiting in the queue, so that no worker idles while a result travels back and the next job comes."""
 REPLIES = "masques:bots:replies:"
 """Each web process's reply list: this prefix and the process's own id."""
 JOB_TRIES = 3
@@ -321,7 +325,7 @@ class RedisBotQueue(concurrent.futures.Executor):
                 log.warning("no bot worker is running: bot moves wait for one")
             self.workers = int(alive)
             if self.on_capacity is not None:
-                self.on_capacity(max(1, self.workers))
+                self.on_capacity(max(1, self.workers) * JOBS_PER_WORKER)
 
     async def _collect(self, pool: Any) -> None:
         from arq.constants import result_key_prefix

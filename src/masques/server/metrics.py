@@ -56,8 +56,8 @@ class Metrics:
         )
         self.bot_slots = Gauge(
             "masques_bot_slots",
-            "Bot decisions this process lets run at once: its worker processes, or the live "
-            "`masques worker` processes on the Redis queue",
+            "Bot decisions this process lets run at once: its worker processes, or on the Redis "
+            "queue two per live `masques worker` process (one thought about, the next waiting)",
             registry=self.registry,
         )
 
