@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from sqlalchemy.exc import IntegrityError
@@ -59,6 +59,8 @@ from .storage import (
     aware,
     hash_token,
 )
+
+T = TypeVar("T")
 
 __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
@@ -514,8 +516,12 @@ class GroupCommit:
     def close(self) -> None:
         self.thread.shutdown(wait=False)
 
+    async def run(self, write: Callable[[], T]) -> T:
+        """Run a write on the moves' thread (a match's last move, with its result and ratings)."""
+        return await asyncio.get_running_loop().run_in_executor(self.thread, write)
+
     async def _run(self, moves: list[Append]) -> None:
-        await asyncio.get_running_loop().run_in_executor(self.thread, self.storage.append_actions, moves)
+        await self.run(partial(self.storage.append_actions, moves))
 
     async def append(self, move: Append) -> None:
         """Return once ``move`` is committed; IntegrityError if its version was taken."""
@@ -1081,7 +1087,7 @@ class Registry:
                 ratings = None
                 await self.commits.append(Append(match.id, match.version, seat, action, turn))
             else:
-                ratings = await asyncio.to_thread(append)
+                ratings = await self.commits.run(append)  # the last move: on the moves' thread too
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.
