@@ -81,14 +81,16 @@ def main() -> None:
     if not 0 < args.seconds <= 600 or not 2 <= args.processes <= 64:
         parser.error("--seconds is 0..600 and --processes 2..64")
     print(
-        f"{GAME} {OPTIONS}, {args.level} decisions, {args.seconds:g} s each, {multiprocessing.cpu_count()} CPUs"
+        f"{GAME} {OPTIONS}, {args.level} decisions, {args.seconds:g} s each, "
+        f"{multiprocessing.cpu_count()} CPUs"
     )
     one, one_cpu = run(1, args.level, args.seconds)
     print(f"  1 process:   {one:6.1f} decisions/s, {one_cpu:6.1f} ms CPU per decision")
     many, many_cpu = run(args.processes, args.level, args.seconds)
     print(f"  {args.processes} processes: {many:6.1f} decisions/s, {many_cpu:6.1f} ms CPU per decision")
     print(
-        f"  {args.processes} over 1: {many / one:.2f}x decisions/s; a decision costs {many_cpu / one_cpu:.2f}x the CPU"
+        f"  {args.processes} over 1: {many / one:.2f}x decisions/s; "
+        f"a decision costs {many_cpu / one_cpu:.2f}x the CPU"
     )
 
 
