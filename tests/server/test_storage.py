@@ -183,3 +183,40 @@ def test_a_move_is_committed_while_the_shared_thread_pool_is_busy(tmp_path: Path
 
     assert support.run_async(play()), "the commit waited for the shared pool"
     assert storage.log("00000000000000aa") == [(0, 3)]
+
+
+def test_on_sqlite_a_match_is_created_joined_and_started_while_the_shared_pool_is_busy(
+    tmp_path: Path,
+) -> None:
+    """On SQLite the lobby's writes (a match created, seats claimed, the start) go to the moves'
+    thread: writers on several threads would only wait on each other's file lock, asleep in SQLite's
+    growing steps, while holding the shared pool's threads."""
+    import asyncio
+    import threading
+
+    from masques.server.matches import Registry
+
+    storage = Storage(f"sqlite:///{tmp_path / 'lobby.sqlite3'}")
+    storage.migrate()
+    release = threading.Event()
+
+    async def play() -> bool:
+        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        blockers = [asyncio.ensure_future(asyncio.to_thread(release.wait, 30)) for _ in range(64)]
+        try:
+
+            async def lobby() -> str:
+                match = await registry.create("masker", {"players": 2}, ["human", "human"])
+                for seat in (0, 1):
+                    await registry.join(match, f"p{seat}", seat)
+                return match.status
+
+            status = await asyncio.wait_for(lobby(), 20)
+            return status == "running" and not release.is_set()
+        finally:
+            release.set()
+            await asyncio.gather(*blockers)
+            registry.close()
+
+    assert support.run_async(play()), "the lobby's writes waited for the shared pool"
+    assert [row.status for row in storage.matches(("running",))] == ["running"]

@@ -788,7 +788,7 @@ class Registry:
             clock=clock,
             to_move=None if state.is_terminal() else state.current_player,
         )
-        await asyncio.to_thread(self.storage.create_match, spec)
+        await self._write(partial(self.storage.create_match, spec))
         created = spec.created
         return LiveMatch(
             match_id,
@@ -959,7 +959,7 @@ class Registry:
             claim = partial(
                 self.storage.claim_seat, match.id, seat, name, token, key_hash, player_id=player_id
             )
-            if not await asyncio.to_thread(claim):
+            if not await self._write(claim):
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
             match.seats[seat] = Seat(
                 HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
@@ -986,7 +986,7 @@ class Registry:
         async with match.lock:
             if match.status != "open":
                 raise ServerError(409, "started", "the match has started: your seat stays yours")
-            await asyncio.to_thread(self.storage.release_seat, match.id, seat)
+            await self._write(partial(self.storage.release_seat, match.id, seat))
             match.seats[seat] = Seat(HUMAN, None, None)
         await self.broadcast(match)
         if self.fanout is not None:
@@ -999,7 +999,7 @@ class Registry:
                 match.clock = clocks.start(match.clock, len(match.seats), match.clock["at_zero"], self.now())
             turn = match.turn()
             match.deadline = turn.deadline
-            await asyncio.to_thread(self.storage.start_match, match.id, turn)
+            await self._write(partial(self.storage.start_match, match.id, turn))
             self._schedule_bots(match)
             self._watch_away(match)
             self._arm(match)
@@ -1013,6 +1013,14 @@ class Registry:
             async with match.lock:
                 await self._catch_up(match)
             await self._changed(match)
+
+    async def _write(self, write: Callable[[], T]) -> T:
+        """A write of the lobby or of a match's life.  On SQLite it runs on the moves' thread: writers
+        on several threads only wait for each other's lock there, each asleep in SQLite's growing
+        steps, holding threads of the shared pool.  On PostgreSQL, in the shared pool."""
+        if self.storage.url.startswith("sqlite"):
+            return await self.commits.run(write)
+        return await asyncio.to_thread(write)
 
     async def heavy_read(self, job: Callable[[], Any]) -> Any:
         """Run a costly read (a replay, a record) off the event loop, one at a time per process."""
@@ -1087,7 +1095,7 @@ class Registry:
                 ratings = None
                 await self.commits.append(Append(match.id, match.version, seat, action, turn))
             else:
-                ratings = await self.commits.run(append)  # the last move: on the moves' thread too
+                ratings = await self.commits.run(append)  # a last move: on the moves' thread too
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.
@@ -1288,7 +1296,7 @@ class Registry:
                 raise ServerError(409, "not_running", not_running or "the match is not being played")
             now = datetime.now(UTC)
             finish = partial(self.storage.end_match, match.id, end, "finished", now, ranks=ranks)
-            done, ratings = await asyncio.to_thread(finish)
+            done, ratings = await self._write(finish)
             if not done:
                 await self._catch_up(match)
                 raise ServerError(409, "not_running", "the match has just ended")
@@ -1633,7 +1641,7 @@ class Registry:
             version=match.version,
             created=datetime.now(UTC),
         )
-        await asyncio.to_thread(self.storage.add_chat, line)
+        await self._write(partial(self.storage.add_chat, line))
         self._deliver_line(match, line)
         if self.fanout is not None:
             await self.fanout.said(match.id, line.id)
