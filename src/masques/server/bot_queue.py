@@ -293,10 +293,8 @@ class RedisBotQueue(concurrent.futures.Executor):
                     last_sweep = now
                     await self._collect(pool)
                 popped = await pool.blpop([self.replies], timeout=min(SWEEP_SECONDS, LEASE_SECONDS / 3))
-                while popped is not None:
+                if popped is not None:  # the next waiting reply comes at once on the next round
                     self._settle(*pickle.loads(popped[1]))
-                    popped = await pool.lpop(self.replies)
-                    popped = None if popped is None else (self.replies, popped)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis away a moment: results wait in Redis, try again
