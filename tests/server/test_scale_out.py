@@ -29,6 +29,7 @@ from masques_server_support import (  # type: ignore[import-not-found]
 )
 
 from masques.engine import GameRecord
+from masques.server import fanout as fanout_module
 from masques.server import matches as matches_module
 from masques.server.fanout import Moved
 from masques.server.matches import Client, Registry
@@ -179,6 +180,14 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
             assert (there.clock, there.deadline) == (match.clock, match.deadline)
             assert there.deadline is not None
             await _until(lambda: any(f'"version":{match.version}' in t for t in seen), "the view")
+
+            # A malformed note (from a process of another version, say) changes nothing.
+            assert a.fanout is not None and a.fanout.client is not None
+            channel = f"{fanout_module.CHANNEL}{match.id}"
+            for junk in ("move:{", 'move:{"version": "x"}', "move:[]", "chat:x"):
+                await a.fanout.client.publish(channel, f"{a.fanout.origin}x:{junk}")
+            await asyncio.sleep(0.3)
+            assert there.state.history == match.state.history and CountedStorage.reads == 0
 
             # A note for a version this process is already past changes nothing; one ahead of it
             # (a note lost on the way) makes it read the match again.
