@@ -213,6 +213,7 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     limits = made["limits"]
     assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
     assert made["bot_queue"] == "redis"
+    assert made["settle_heap"] is True  # the served process tunes its collector once started
     assert made["ws_per_message_deflate"] is False  # off unless asked for
     assert made["forwarded_allow_ips"] == "10.0.0.2"
     assert (made["host"], made["port"], made["logs"]) == ("127.0.0.2", 8124, ("info", "text"))

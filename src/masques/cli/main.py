@@ -538,7 +538,12 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         if redis:
             require("redis", "--redis")
         server = create_app(
-            url, bot_workers=bot_workers or None, redis_url=redis, limits=limits, bot_queue=bot_queue
+            url,
+            bot_workers=bot_workers or None,
+            redis_url=redis,
+            limits=limits,
+            bot_queue=bot_queue,
+            settle_heap=True,  # this process is the server's alone
         )
     except (MissingExtraError, ValueError) as exc:
         fail(str(exc))

@@ -42,7 +42,7 @@ from ..engine import (
     redacted_record,
 )
 from ..extras import require
-from . import boards, learn, people
+from . import boards, heap, learn, people
 from .accounts import COOKIE, LoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
@@ -189,11 +189,13 @@ def create_app(
     bot_pool: Any = None,
     bot_queue: str = "embedded",
     clock: Callable[[], float] = time.time,
+    settle_heap: bool = False,
 ) -> FastAPI:
     """The server.  ``limits`` defaults to :meth:`Limits.from_env` (on by default); ``bot_pool`` makes
     the executor bots run in (default: a pool of worker processes; ``bot_queue="redis"``: the
     ``masques worker`` processes fed through Redis); ``clock`` is the time the match
-    clocks read (epoch seconds; tests set it)."""
+    clocks read (epoch seconds; tests set it); ``settle_heap`` tunes the cycle collector once
+    started (:mod:`.heap`: for a server process of its own, not an app among others)."""
     if bot_queue not in BOT_QUEUES:
         raise ValueError(f"the bot queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
     if bot_queue == "redis":
@@ -222,6 +224,8 @@ def create_app(
             app.state.storage = storage
             app.state.analyses = Analyses(registry)
             await registry.start()
+            if settle_heap:
+                heap.settle()
             try:
                 yield
             finally:
