@@ -3,7 +3,6 @@ effect under way, seen by one seat (the deck only as far as that seat knows it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -249,28 +248,23 @@ class MaskeTracker(Tracker[MaskeState]):
         "bid_at",
         "bidding",
         "counts",
-        "decider_at",
         "deck",
         "deck_at",
         "double",
         "drawer_at",
         "effect",
-        "effect_ones",
         "effecting",
         "enc",
         "extra",
         "high_at",
-        "holder_at",
         "in_extra",
         "in_extra_at",
         "knew_at",
         "known",
         "lay",
         "left",
-        "left_at",
         "marks",
         "n",
-        "op_at",
         "phase",
         "phase_at",
         "placer_at",
@@ -280,7 +274,6 @@ class MaskeTracker(Tracker[MaskeState]):
         "round",
         "round_pos_at",
         "skip",
-        "stage_at",
         "steps_at",
         "steps_taken",
         "stick_at",
@@ -308,11 +301,6 @@ class MaskeTracker(Tracker[MaskeState]):
         self.knew_at = encoder.auction + 1 + len(CARDS)
         self.drawer_at = self.knew_at + n
         self.deck_at = [private + len(CARDS) for private in self.private]  # each seat's deck block
-        self.holder_at = encoder.effect + 1 + len(CARDS)
-        self.op_at = self.holder_at + n
-        self.stage_at = self.op_at + MAX_OPS
-        self.decider_at = self.stage_at + len(STAGES)
-        self.left_at = self.decider_at + 3 * n
         # what was written last (None: nothing yet, the base is zero there)
         self.sticks: list[int] = []
         self.points: list[int | None] = []
@@ -333,7 +321,6 @@ class MaskeTracker(Tracker[MaskeState]):
         self.active: list[int] = []
         self.effect: tuple[Any, ...] | None = None
         self.effecting: dict[str, Any] | None = None  # the state's effect it was read from
-        self.effect_ones: Sequence[int] = ()  # the base indices of the effect's ones as written
         self.known = [0] * n  # per seat: how many deck cards it knows
         self.deck: tuple[int, int, int] = (0, 0, -1)  # length, who knows the top card, the top card
         self.tops: list[int] = []  # per seat: the deck_top one written (-1: none)
@@ -354,7 +341,6 @@ class MaskeTracker(Tracker[MaskeState]):
         self.left = self.round = -1
         self.extra, self.skip, self.double = [], [False] * n, [False] * n
         self.auction = self.bidding = self.effect = self.effecting = None
-        self.effect_ones = ()
         self.bid, self.active = (), []
         self.known = [sum(k >> s & 1 for k in state.known) for s in range(n)]
         self.deck = (-1, 0, -1)
@@ -609,30 +595,15 @@ class MaskeTracker(Tracker[MaskeState]):
             self.active = active.copy()
 
     def _end_auction(self) -> None:
-        """Clear what the auction wrote (a handful of cells: cheaper than a slice of the block) and
-        every seat's view of the card."""
+        """Clear the auction block and every seat's view of the card."""
         self.bidding = None
-        written = self.auction
-        if written is None:
+        if self.auction is None:
             return
-        cells = self.cells
-        card, knew, drawer = written
-        cells[self.enc.auction] = 0.0
-        knew_at = self.knew_at
-        for s, private in enumerate(self.private):
-            if knew >> s & 1:
-                cells[knew_at + s] = 0.0
-                cells[private + card] = 0.0
-        cells[self.drawer_at + drawer] = 0.0
-        if self.bid:
-            _, high, turn = self.bid
-            cells[self.bid_at] = 0.0
-            if high is not None:
-                cells[self.high_at + high] = 0.0
-            cells[self.turn_at + turn] = 0.0
-        at = self.active_at
-        for s in self.active:
-            cells[at + s] = 0.0
+        enc, cells = self.enc, self.cells
+        self.base[enc.auction : enc.effect] = 0.0
+        card = self.auction[0]
+        for s in range(self.n):
+            cells[self.private[s] + card] = 0.0
         self.auction = None
         self.bid = ()
         self.active = []
@@ -653,30 +624,27 @@ class MaskeTracker(Tracker[MaskeState]):
         if key == self.effect:
             return
         self.effect = key
-        cells = self.cells
-        for at in self.effect_ones:  # clear what was written (cheaper than a slice of the block)
-            cells[at] = 0.0
+        enc, cells, n = self.enc, self.cells, self.n
+        self.base[enc.effect : enc.deck_top] = 0.0
         if key is None:
-            self.effect_ones = ()
-            cells[self.left_at] = 0.0
             return
         card, holder, op, stage, decider, stick, left = key
-        start = self.enc.effect
-        n = self.n
-        ones = [
-            start,
-            start + 1 + card,
-            self.holder_at + holder,
-            self.op_at + min(op, MAX_OPS - 1),
-            self.stage_at + STAGE_INDEX[stage],
-            self.decider_at + decider,
-        ]
+        start = enc.effect
+        cells[start] = 1.0
+        cells[start + 1 + card] = 1.0
+        start += 1 + len(CARDS)
+        cells[start + holder] = 1.0
+        start += n
+        cells[start + min(op, MAX_OPS - 1)] = 1.0
+        start += MAX_OPS
+        cells[start + STAGE_INDEX[stage]] = 1.0
+        start += len(STAGES)
+        cells[start + decider] = 1.0
+        start += n
         if stick is not None:
-            ones.append(self.decider_at + n + stick)
-        for at in ones:
-            cells[at] = 1.0
-        self.effect_ones = ones
-        cells[self.left_at] = min(max(left, 0), MAX_LEFT) / MAX_LEFT
+            cells[start + stick] = 1.0
+        start += 2 * n
+        cells[start] = min(max(left, 0), MAX_LEFT) / MAX_LEFT
 
     def _deck(self, state: MaskeState) -> None:
         """Each seat's deck block: the top card if it knows it, and how many cards it knows."""
