@@ -343,11 +343,12 @@ def masker_move(rng: random.Random) -> Move:
     """One Masker action by mouse: a highlighted choice, sometimes Stop."""
 
     def move(page: Page) -> None:
+        choices = page.locator(".game-view [data-action]")
+        choices.first.wait_for()  # the page may say "your turn" a moment before the view draws it
         stop = page.get_by_test_id("mk-stop")
         if stop.count() and rng.random() < 0.4:
             stop.click()
             return
-        choices = page.locator(".game-view [data-action]")
         choices.nth(rng.randrange(choices.count())).click()
 
     return move

@@ -27,10 +27,11 @@ def _clicker(rng: random.Random, frames: e2e.Frames | None = None):
     """One move by mouse: a highlighted cross (or a completion choice), sometimes Stop."""
 
     def move(page: Page) -> None:
+        choices = page.locator(".game-view [data-action]")
+        choices.first.wait_for()  # the page may say "your turn" a moment before the view draws it
         if frames is not None:
             legal = {a["id"] for a in frames.last_state()["legal"]}
             assert e2e.legal_ids_on_screen(page) == legal, "the board offers exactly the legal moves"
-        choices = page.locator(".game-view [data-action]")
         stop = page.get_by_test_id("mk-stop")
         if stop.count() and rng.random() < 0.35:
             stop.click()
@@ -83,6 +84,7 @@ def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> No
     expect(page.locator(".mk-iso g[data-square]")).to_have_count(9)
 
     def move(p: Page) -> None:
+        p.locator(".game-view [data-action]").first.wait_for()  # the view has drawn the turn
         if p.get_by_test_id("mk-stop").count() and rng.random() < 0.4:
             p.keyboard.press("s")
             return
