@@ -50,6 +50,18 @@ export function fill(el: Element, ...children: Child[]): void {
   apply(el, undefined, children);
 }
 
+/** Replace the children of `el` with `children`, leaving in place each node that stays: an input
+ * being typed in is never taken out of the page, so it keeps its focus and what is typed. */
+export function replaceKeeping(el: Element, children: Node[]): void {
+  const staying = new Set<Node>(children);
+  for (const child of Array.from(el.childNodes)) if (!staying.has(child)) child.remove();
+  let at: ChildNode | null = el.firstChild;
+  for (const child of children) {
+    if (child === at) at = at.nextSibling;
+    else el.insertBefore(child, at);
+  }
+}
+
 /** Copy `text` with the clipboard API where the page may use it ("clipboard"), else with the
  * browser's copy command on `input`'s selected text ("command"); "select" when neither worked and the
  * reader must press Ctrl+C (the caller leaves the text selected after redrawing). */

@@ -11,7 +11,7 @@ import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
-import { copyText, h } from "./dom";
+import { copyText, h, replaceKeeping } from "./dom";
 import type {
   GameModule,
   GameView,
@@ -460,32 +460,34 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     return current?.invite ?? current?.match.invite ?? summary?.invite ?? urlInvite;
   }
 
+  /** The join panel, redrawn in place: the name field is never taken out of the page while someone
+   * types in it (a presence message or a clock tick redraws the head at any moment). */
   function drawJoin(): void {
-    joinPanel.replaceChildren();
-    if (!summary || summary.status !== "open") return;
+    replaceKeeping(joinPanel, joinParts());
+  }
+
+  function joinParts(): Node[] {
+    if (!summary || summary.status !== "open") return [];
     if (mine() !== null) {
-      if (!summary.private)
-        joinPanel.append(
-          h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.origin + location.pathname)),
-        );
-      return;
+      if (summary.private) return [];
+      return [h("p", { class: "share" }, app.t("share"), " ", h("code", {}, location.origin + location.pathname))];
     }
     const free = summary.seats.filter((info) => info.kind === "human" && !info.taken);
-    if (free.length === 0) return;
+    if (free.length === 0) return [];
     if (summary.private && !urlInvite) {
-      joinPanel.append(h("p", { class: "share", "data-testid": "invite-required" }, app.t("invite_required")));
-      return;
+      return [h("p", { class: "share", "data-testid": "invite-required" }, app.t("invite_required"))];
     }
+    const parts: Node[] = [];
     const player = session.current.player;
     if (!player || player.kind === "guest") {
       const name = nameInput; // kept across redraws, so what a person types survives updates
       if (!name.value && player) name.value = player.name;
       name.setAttribute("aria-label", app.t("your_name"));
       name.placeholder = app.t("your_name");
-      joinPanel.append(name);
+      parts.push(name);
     }
     for (const info of free) {
-      joinPanel.append(
+      parts.push(
         h(
           "button",
           {
@@ -499,6 +501,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         ),
       );
     }
+    return parts;
   }
 
   async function join(typed: string, seat: number): Promise<void> {
