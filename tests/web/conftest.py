@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from local_modules import load_beside
 
@@ -29,6 +29,10 @@ def _load() -> tuple[ModuleType, ModuleType]:
 
 
 server_support, e2e = _load()
+
+# Assertions wait as long as actions do: a loaded machine may take more than Playwright's 5 s to show
+# what a passing page shows.  A failing assertion still fails, later.
+expect.set_options(timeout=e2e.TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
