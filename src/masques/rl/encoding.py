@@ -246,7 +246,7 @@ class Tracker(ABC, Generic[S]):
             self.sync(state)
         gather = self.gather
         if gather is not None:
-            return self.base.take(gather[seat], mode="wrap")  # every index is in range: no checks
+            return self.base.take(gather[seat])  # the default mode: "wrap" and "clip" cost more here
         return self.view(state, seat)
 
     def sync(self, state: S) -> None:

@@ -670,4 +670,4 @@ class MaskeTracker(Tracker[MaskeState]):
                 cells[self.deck_at[s] + len(CARDS)] = count / len(CARDS)
 
     def view(self, state: MaskeState, seat: int) -> Array:
-        return self.base.take(self.views[seat], mode="wrap")  # every index is in range: no checks
+        return self.base.take(self.views[seat])

@@ -370,4 +370,4 @@ class MaskerTracker(Tracker[MaskerState]):
     def view(self, state: MaskerState, seat: int) -> Array:
         # the seat's own colour: MK-15 shows it to the seat
         enc = self.enc
-        return self.base.take(enc.views[seat][state.tokens[enc.team[seat]]], mode="wrap")
+        return self.base.take(enc.views[seat][state.tokens[enc.team[seat]]])
