@@ -138,6 +138,42 @@ def test_a_correspondence_move_shows_its_deadline(page: Page, web_server: Any) -
     resign(page)
 
 
+def focused(page: Page) -> str | None:
+    """The data-testid of the element that has the focus."""
+    return page.evaluate("() => document.activeElement?.getAttribute('data-testid') ?? null")  # type: ignore[no-any-return]
+
+
+def next_tick(page: Page) -> None:
+    """Wait until the per-turn clock's seconds change: the match's head has been drawn again."""
+    shown = page.locator("[data-testid=banner] .clock").inner_text()
+    page.wait_for_function(
+        "t => document.querySelector('[data-testid=banner] .clock')?.textContent !== t", arg=shown
+    )
+
+
+def test_the_focus_stays_put_while_the_head_is_drawn_again_each_second(page: Page, web_server: Any) -> None:
+    """A per-turn clock draws the match's head again every second.  A button of the head that has the
+    keyboard's focus keeps it through those redraws; the resign dialog takes the focus to its harmless
+    answer, and cancelling gives it back to the resign button."""
+    create_timed(page, web_server.base_url, {"clock-kind": "turn", "turn-seconds": "120"})
+    assert e2e.wait_turn_or_end(page) == "mine"
+    page.get_by_test_id("resign").focus()
+    next_tick(page)
+    next_tick(page)
+    assert focused(page) == "resign"
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("resign-dialog")).to_be_visible()
+    assert focused(page) == "resign-cancel"
+    next_tick(page)
+    assert focused(page) == "resign-cancel"
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("resign-dialog")).to_have_count(0)
+    assert focused(page) == "resign"
+    next_tick(page)
+    assert focused(page) == "resign"
+    resign(page)
+
+
 def test_a_player_whose_live_time_runs_out_loses(page: Page, driven: tuple[Any, Clock]) -> None:
     server, clock = driven
     base = server.base_url

@@ -113,6 +113,24 @@ def test_the_lobby_lists_open_running_and_finished_matches(browser: Browser, web
         context.close()
 
 
+def test_a_lobby_link_keeps_the_focus_when_the_lists_refresh(page: Page, web_server: object) -> None:
+    """The lobby draws its lists anew every few seconds: the link a keyboard user reached stays focused."""
+    base = web_server.base_url  # type: ignore[attr-defined]
+    with httpx.Client(base_url=base, timeout=20) as api:
+        seats = [{"kind": "human"}, {"kind": "random"}]
+        body = {"game": "masker", "options": {"players": 2}, "seats": seats}
+        match_id = api.post("/api/matches", json=body).json()["id"]
+    page.goto(base + "/")
+    link = page.locator(f".match-group.open li[data-match='{match_id}'] a")
+    link.focus()
+    link.evaluate("a => { a.dataset.drawn = 'before the refresh'; }")
+    # The refresh puts a new link in its place (without the mark).
+    expect(page.locator(f"li[data-match='{match_id}'] a[data-drawn]")).to_have_count(0)
+    expect(link).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/match/{match_id}")
+
+
 def test_the_match_page_fits_a_phone(browser: Browser, web_server: object) -> None:
     context = browser.new_context(viewport=e2e.PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()

@@ -62,6 +62,44 @@ export function replaceKeeping(el: Element, children: Node[]): void {
   }
 }
 
+/**
+ * Call before redrawing `el`; the function it returns, called once the redraw is done, gives the focus
+ * back to what had it inside `el`: the same element if it was put back, else its new counterpart (the
+ * same data-testid, and data-seat when it has one; or a link to the same address).  A redraw (a clock's tick, a presence message)
+ * then leaves a keyboard user where they were.
+ */
+export function keepFocus(el: Element): () => void {
+  const had = document.activeElement;
+  if (!(had instanceof HTMLElement) || had === el || !el.contains(had)) return () => {};
+  const key = focusKey(had);
+  return () => {
+    if (document.activeElement === had || !el.isConnected) return;
+    if (had.isConnected && el.contains(had)) {
+      had.focus({ preventScroll: true });
+      return;
+    }
+    if (key === null) return;
+    for (const next of el.querySelectorAll<HTMLElement>("[data-testid], a[href]")) {
+      if (focusKey(next) === key) {
+        next.focus({ preventScroll: true });
+        return;
+      }
+    }
+  };
+}
+
+/** Focus the element of `el` with this data-testid, if it has one. */
+export function focusTestId(el: Element, testid: string): void {
+  el.querySelector<HTMLElement>(`[data-testid="${testid}"]`)?.focus();
+}
+
+/** What names a focusable element across redraws: its data-testid (and data-seat), or a link's address. */
+function focusKey(el: HTMLElement): string | null {
+  const id = el.dataset.testid;
+  if (id !== undefined) return `${id}|${el.dataset.seat ?? ""}`;
+  return el instanceof HTMLAnchorElement && el.getAttribute("href") ? `a|${el.getAttribute("href")}` : null;
+}
+
 /** Copy `text` with the clipboard API where the page may use it ("clipboard"), else with the
  * browser's copy command on `input`'s selected text ("command"); "select" when neither worked and the
  * reader must press Ctrl+C (the caller leaves the text selected after redrawing). */

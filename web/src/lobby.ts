@@ -16,7 +16,7 @@ import {
   session,
 } from "./api";
 import { CORRESPONDENCE_DAYS, FISCHER_PRESETS, fischerText, timeControl } from "./clock";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
 import { botLevel, type AppContext, type Page } from "./match";
@@ -159,7 +159,14 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   }
 
   /** My open and running matches, those waiting for my move first (the server's order), marked. */
+  /** The lists are drawn again on each refresh: a link reached with the keyboard keeps the focus. */
   function drawMine(): void {
+    const restoreFocus = keepFocus(mineEl);
+    drawMineList();
+    restoreFocus();
+  }
+
+  function drawMineList(): void {
     mineEl.hidden = !session.current.player || mineList.length === 0;
     if (mineEl.hidden) {
       mineEl.replaceChildren();
@@ -633,6 +640,12 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   }
 
   function drawList(): void {
+    const restoreFocus = keepFocus(listEl);
+    drawMatchList();
+    restoreFocus();
+  }
+
+  function drawMatchList(): void {
     const groups: [string, MatchSummary[]][] = [
       ["open", matches.filter((m) => m.status === "open")],
       ["running", matches.filter((m) => m.status === "running")],

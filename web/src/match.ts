@@ -11,7 +11,7 @@ import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
-import { copyText, h, replaceKeeping } from "./dom";
+import { copyText, focusTestId, h, keepFocus, replaceKeeping } from "./dom";
 import type {
   GameModule,
   GameView,
@@ -224,10 +224,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const hints = hintControl(app, matchId, host.root);
   const paceSetting = paceControl(app.lang, () => pacer.flush());
   const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
+  const head = h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root);
   const pageEl = h(
     "div",
     { class: "match-page", "data-turn": "connecting" },
-    h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root),
+    head,
     h(
       "div",
       { class: "match-body" },
@@ -338,6 +339,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawHead(): void {
+    const restoreFocus = keepFocus(head);
     pageEl.dataset.turn = turnState();
     pageEl.dataset.version = current ? String(current.version) : "";
     pageEl.dataset.seat = current?.seat === null || current === null ? "" : String(current.seat);
@@ -398,6 +400,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     drawInvite();
     drawLifecycle();
     hints.update(summary, current, isOver(current, summary));
+    restoreFocus();
   }
 
   /** A seat's clock (Fischer and correspondence): filled and kept running by drawClocks. */
@@ -615,6 +618,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
               onclick: () => {
                 confirmResign = false;
                 drawLifecycle();
+                focusTestId(lifecycle, "resign");
               },
             },
             app.t("cancel"),
@@ -631,6 +635,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             onclick: () => {
               confirmResign = true;
               drawLifecycle();
+              focusTestId(lifecycle, "resign-cancel"); // the answer that changes nothing comes first
             },
           },
           app.t("resign"),
@@ -775,6 +780,12 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawEnd(): void {
+    const restoreFocus = keepFocus(endPanel);
+    drawEndPanel();
+    restoreFocus();
+  }
+
+  function drawEndPanel(): void {
     // The seat's own analysis, once the match is finished (never for a spectator).
     analysis.update(viewerFor(matchId, current?.seat ?? null), summary?.status === "finished", summary);
     const result = current && summary ? outcome(current, summary) : null;

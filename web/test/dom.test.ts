@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 /** Redrawing a panel in place (dom.ts): a field someone types in is never taken out of the page. */
 import { describe, expect, it } from "vitest";
-import { h, replaceKeeping } from "../src/dom";
+import { focusTestId, h, keepFocus, replaceKeeping } from "../src/dom";
 
 /** Every node taken out of `el` while `fn` runs. */
 function removedDuring(el: Element, fn: () => void): Node[] {
@@ -38,5 +38,70 @@ describe("replaceKeeping", () => {
     expect(Array.from(panel.children)).toEqual([c, b]);
     replaceKeeping(panel, []);
     expect(panel.childNodes).toHaveLength(0);
+  });
+});
+
+describe("keepFocus", () => {
+  function panel(...children: Node[]): HTMLElement {
+    const el = h("div", {}, ...children);
+    document.body.append(el);
+    return el;
+  }
+
+  it("gives the focus to the new button of the same test id and seat after a redraw", () => {
+    const el = panel(
+      h("button", { "data-testid": "seat-bot", "data-seat": 1 }, "1"),
+      h("button", { "data-testid": "seat-bot", "data-seat": 2 }, "2"),
+    );
+    (el.children[1] as HTMLElement).focus();
+    const restore = keepFocus(el);
+    el.replaceChildren(
+      h("button", { "data-testid": "seat-bot", "data-seat": 1 }, "1"),
+      h("button", { "data-testid": "seat-bot", "data-seat": 2 }, "2"),
+    );
+    expect(document.activeElement).toBe(document.body);
+    restore();
+    expect(document.activeElement).toBe(el.children[1]);
+    el.remove();
+  });
+
+  it("puts the focus back on an element taken out and put back", () => {
+    const input = h("input", { type: "text" });
+    const el = panel(input);
+    input.focus();
+    const restore = keepFocus(el);
+    el.replaceChildren(h("span", {}, "label"), input);
+    restore();
+    expect(document.activeElement).toBe(input);
+    el.remove();
+  });
+
+  it("leaves the focus alone when it was elsewhere, or when nothing matches", () => {
+    const outside = h("button", { "data-testid": "elsewhere" });
+    document.body.append(outside);
+    const el = panel(h("button", { "data-testid": "resign" }));
+    outside.focus();
+    keepFocus(el)();
+    expect(document.activeElement).toBe(outside);
+    (el.firstChild as HTMLElement).focus();
+    const restore = keepFocus(el);
+    el.replaceChildren(h("button", { "data-testid": "abort" }));
+    restore();
+    expect(document.activeElement).toBe(document.body);
+    focusTestId(el, "abort");
+    expect(document.activeElement).toBe(el.firstChild);
+    el.remove();
+    outside.remove();
+  });
+
+  it("follows a link to the same address when a list is drawn anew", () => {
+    const list = () => [h("a", { href: "/match/a" }, "Join"), h("a", { href: "/match/b" }, "Watch")];
+    const el = panel(...list());
+    (el.children[1] as HTMLElement).focus();
+    const restore = keepFocus(el);
+    el.replaceChildren(...list().reverse());
+    restore();
+    expect((document.activeElement as HTMLAnchorElement).getAttribute("href")).toBe("/match/b");
+    el.remove();
   });
 });
