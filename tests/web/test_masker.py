@@ -83,8 +83,13 @@ def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> No
     )
     expect(page.locator(".mk-iso g[data-square]")).to_have_count(9)
 
+    keyboard_in_board = False  # a move was made with Enter: the board has had the focus since
+
     def move(p: Page) -> None:
+        nonlocal keyboard_in_board
         p.locator(".game-view [data-action]").first.wait_for()  # the view has drawn the turn
+        if keyboard_in_board:  # the redraws took the chosen move away, not the keyboard's place
+            assert p.evaluate("() => document.querySelector('.game-view').contains(document.activeElement)")
         if p.get_by_test_id("mk-stop").count() and rng.random() < 0.4:
             p.keyboard.press("s")
             return
@@ -96,6 +101,7 @@ def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> No
                 seen += 1
                 if seen == wanted:
                     p.keyboard.press("Enter")
+                    keyboard_in_board = True
                     return
         raise AssertionError("Tab never reached the moves")
 

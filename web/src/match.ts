@@ -71,7 +71,21 @@ export function botLevel(app: AppContext, kind: string): string {
 export class ViewHost {
   private module: GameModule | null = null;
   private view: GameView | null = null;
-  readonly root = h("div", { class: "game-view" });
+  /** Focusable by script only: where a keyboard user's place is kept when a redraw takes their move away. */
+  readonly root = h("div", { class: "game-view", tabindex: -1 });
+  /** Whether the focus was last given to something of the board (and not since to anything else). */
+  private focusInBoard = false;
+  private readonly onFocusIn = (event: FocusEvent): void => {
+    this.focusInBoard = event.target instanceof Node && this.root.contains(event.target);
+  };
+  // A view redraws its moves on each update and selection, which drops the focus on the page's body:
+  // it is put back on the board, from where Tab reaches the moves drawn now.
+  private readonly redrawn = new MutationObserver(() => {
+    const active = document.activeElement;
+    if (this.focusInBoard && (active === null || active === document.body) && this.root.isConnected) {
+      this.root.focus({ preventScroll: true });
+    }
+  });
 
   constructor(
     private readonly app: AppContext,
@@ -79,7 +93,10 @@ export class ViewHost {
     private readonly act: (actionId: number) => void,
     /** Called once a newly mounted view's code has loaded (the log and end table may say more). */
     private readonly ready: () => void = () => {},
-  ) {}
+  ) {
+    document.addEventListener("focusin", this.onFocusIn);
+    this.redrawn.observe(this.root, { childList: true, subtree: true });
+  }
 
   update(game: string, view: MatchView): void {
     if (!this.module || this.module.name !== game) {
@@ -122,6 +139,8 @@ export class ViewHost {
   }
 
   destroy(): void {
+    document.removeEventListener("focusin", this.onFocusIn);
+    this.redrawn.disconnect();
     this.view?.destroy();
     this.view = null;
   }
