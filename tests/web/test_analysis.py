@@ -173,12 +173,14 @@ def test_the_hint_marks_the_hard_bots_move_in_a_casual_match(page: Page, web_ser
     assert e2e.wait_turn_or_end(page) == "mine"
     hint = page.get_by_test_id("hint")
     expect(hint).to_be_visible()
+    hint.focus()  # asked from the keyboard: the button keeps the focus while it asks and answers
     with page.expect_response(re.compile(r"/api/matches/[0-9a-f]{16}/hint\?seat=0$")) as answered:
-        hint.click()
+        page.keyboard.press("Enter")
     given = answered.value.json()
     assert answered.value.status == 200 and given["level"] == "hard"
     said = page.get_by_test_id("hint-text")
     expect(said).to_have_text(f"The hard bot would play {given['action']['label']}.")
+    expect(hint).to_be_focused()
     action = int(said.get_attribute("data-action") or -1)
     assert action == given["action"]["id"]
     assert action in e2e.legal_ids_on_screen(page), "the hint is one of the moves offered"

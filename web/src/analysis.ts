@@ -11,7 +11,7 @@
  */
 import "./analysis.css";
 import { ApiError, api, call, seats } from "./api";
-import { copyText, h } from "./dom";
+import { copyText, h, keepFocus } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
 import { lineGraph } from "./graph";
 import { translator } from "./i18n";
@@ -708,7 +708,14 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
     draw();
   }
 
+  /** Drawn again while asking and when the answer comes: the button keeps the keyboard's focus. */
   function draw(): void {
+    const restoreFocus = keepFocus(root);
+    drawControl();
+    restoreFocus();
+  }
+
+  function drawControl(): void {
     root.hidden = !allowed && !hint;
     root.replaceChildren();
     if (root.hidden) return;
@@ -716,7 +723,14 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
       root.append(
         h(
           "button",
-          { type: "button", "data-testid": "hint", title: t("hint_help"), disabled: busy, onclick: () => void ask() },
+          // aria-disabled, not disabled, while asking: a disabled button could not keep the focus
+          {
+            type: "button",
+            "data-testid": "hint",
+            title: t("hint_help"),
+            "aria-disabled": busy ? "true" : null,
+            onclick: () => void ask(),
+          },
           t("hint"),
         ),
       );
