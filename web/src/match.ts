@@ -211,6 +211,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   let wasMine: boolean | null = null;
   let notice = "";
   let confirmResign = false;
+  // A request of the page is under way: its buttons say so with aria-disabled, not disabled (a disabled
+  // button cannot keep the focus through the redraw), and act and join ignore a second press.
   let busy = false;
   let copied: "" | "copied" | "select" = "";
   /** Whether this page saw the match before its rematch existed: then it follows the players there. */
@@ -516,7 +518,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             type: "button",
             class: "primary",
             "data-seat": info.seat,
-            disabled: busy,
+            "aria-disabled": busy ? "true" : null,
             onclick: () => void join(nameInput.value.trim(), info.seat),
           },
           app.t("join_as", { n: info.seat + 1 }),
@@ -624,7 +626,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
               type: "button",
               class: "primary",
               "data-testid": "resign-confirm",
-              disabled: busy,
+              "aria-disabled": busy ? "true" : null,
               onclick: () => void act(() => api.resign(matchId)),
             },
             app.t("resign_yes"),
@@ -668,7 +670,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
               type: "button",
               "data-testid": "abort",
               title: app.t("abort_help"),
-              disabled: busy,
+              "aria-disabled": busy ? "true" : null,
               onclick: () => void act(() => api.abort(matchId)),
             },
             app.t("abort"),
@@ -693,7 +695,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
               type: "button",
               "data-testid": "seat-bot",
               "data-seat": info.seat,
-              disabled: busy,
+              "aria-disabled": busy ? "true" : null,
               onclick: () => void act(() => api.seatToBot(matchId, info.seat)),
             },
             app.t("seat_to_bot"),
@@ -705,7 +707,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       lifecycle.append(
         h(
           "button",
-          { type: "button", "data-testid": "claim", disabled: busy, onclick: () => void act(() => api.claim(matchId)) },
+          { type: "button", "data-testid": "claim", "aria-disabled": busy ? "true" : null, onclick: () => void act(() => api.claim(matchId)) },
           app.t("claim"),
         ),
       );
@@ -957,7 +959,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
               type: "button",
               class: "primary",
               "data-testid": "rematch-accept",
-              disabled: busy,
+              "aria-disabled": busy ? "true" : null,
               onclick: () => void act(() => api.rematch(matchId, true)),
             },
             app.t(offer ? "rematch_accept" : "rematch"),
@@ -968,7 +970,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
                 {
                   type: "button",
                   "data-testid": "rematch-decline",
-                  disabled: busy,
+                  "aria-disabled": busy ? "true" : null,
                   onclick: () => void act(() => api.rematch(matchId, false)),
                 },
                 app.t("rematch_decline"),
