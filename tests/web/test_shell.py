@@ -85,6 +85,13 @@ def test_the_replay_viewer_steps_through_a_finished_match(page: Page, web_server
     expect(position).to_have_text(f"Step 2 of {total}")
     page.keyboard.press("ArrowLeft")
     expect(position).to_have_text(f"Step 1 of {total}")
+    # Enter on "Next", twice: the button keeps the focus as the viewer redraws.
+    page.get_by_test_id("replay-next").focus()
+    page.keyboard.press("Enter")
+    expect(position).to_have_text(f"Step 2 of {total}")
+    expect(page.get_by_test_id("replay-next")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(position).to_have_text(f"Step 3 of {total}")
     page.get_by_test_id("replay-last").click()
     expect(position).to_have_text(f"Step {total} of {total}")
     expect(page.locator(".mk-revealed")).to_have_count(2)  # the end: colours are public

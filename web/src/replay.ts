@@ -7,7 +7,7 @@
 import { analysisPanel, viewerFor } from "./analysis";
 import { api, ApiError, seats } from "./api";
 import { chatLineItem } from "./chat";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import type { MatchView } from "./games/contract";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
 
@@ -88,6 +88,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   function draw(): void {
     const view = steps[index];
     title.textContent = view ? `${view.match.title} — ${app.t("replay")}` : app.t("replay");
+    const restoreFocus = keepFocus(buttons); // Enter on "Next", again and again, steps on
     buttons.replaceChildren(
       h("button", { type: "button", "data-testid": "replay-first", onclick: () => go(0) }, `⏮ ${app.t("first")}`),
       h("button", { type: "button", "data-testid": "replay-prev", onclick: () => go(index - 1) }, `◀ ${app.t("prev")}`),
@@ -98,6 +99,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
         `${app.t("last")} ⏭`,
       ),
     );
+    restoreFocus();
     slider.max = String(Math.max(0, steps.length - 1));
     slider.value = String(index);
     position.textContent = error || app.t("step", { n: index, total: Math.max(0, steps.length - 1) });
