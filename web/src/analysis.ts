@@ -458,7 +458,14 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     }
   }
 
+  /** Drawn again on each poll and each update of the match page: what has the focus keeps it. */
   function draw(): void {
+    const restoreFocus = keepFocus(root);
+    drawPanel();
+    restoreFocus();
+  }
+
+  function drawPanel(): void {
     root.dataset.state = state;
     const parts: (HTMLElement | string)[] = [h("h3", {}, t("analysis"))];
     if (state !== "done") {

@@ -64,8 +64,8 @@ export function replaceKeeping(el: Element, children: Node[]): void {
 
 /**
  * Call before redrawing `el`; the function it returns, called once the redraw is done, gives the focus
- * back to what had it inside `el`: the same element if it was put back, else its new counterpart (the
- * same data-testid, and data-seat when it has one; or a link to the same address).  A redraw (a clock's tick, a presence message)
+ * back to what had it inside `el`: the same element if it was put back, else its new counterpart (a
+ * link to the same address; or the same data-testid, and data-seat when it has one).  A redraw (a clock's tick, a presence message)
  * then leaves a keyboard user where they were.
  */
 export function keepFocus(el: Element): () => void {
@@ -93,11 +93,12 @@ export function focusTestId(el: Element, testid: string): void {
   el.querySelector<HTMLElement>(`[data-testid="${testid}"]`)?.focus();
 }
 
-/** What names a focusable element across redraws: its data-testid (and data-seat), or a link's address. */
+/** What names a focusable element across redraws: a link's address, else its data-testid (and data-seat). */
 function focusKey(el: HTMLElement): string | null {
+  const href = el instanceof HTMLAnchorElement ? el.getAttribute("href") : null;
+  if (href) return `a|${href}`;
   const id = el.dataset.testid;
-  if (id !== undefined) return `${id}|${el.dataset.seat ?? ""}`;
-  return el instanceof HTMLAnchorElement && el.getAttribute("href") ? `a|${el.getAttribute("href")}` : null;
+  return id === undefined ? null : `${id}|${el.dataset.seat ?? ""}`;
 }
 
 /** Copy `text` with the clipboard API where the page may use it ("clipboard"), else with the

@@ -104,4 +104,16 @@ describe("keepFocus", () => {
     expect((document.activeElement as HTMLAnchorElement).getAttribute("href")).toBe("/match/b");
     el.remove();
   });
+
+  it("tells links of one test id apart by their address", () => {
+    const links = () =>
+      [1, 2, 3].map((ply) => h("a", { href: `/replay?step=${ply}`, "data-testid": "moment-link" }, String(ply)));
+    const el = panel(...links());
+    (el.children[2] as HTMLElement).focus();
+    const restore = keepFocus(el);
+    el.replaceChildren(...links());
+    restore();
+    expect((document.activeElement as HTMLAnchorElement).getAttribute("href")).toBe("/replay?step=3");
+    el.remove();
+  });
 });
