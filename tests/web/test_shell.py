@@ -157,6 +157,24 @@ def test_the_match_page_fits_a_phone(browser: Browser, web_server: object) -> No
     assert not errors
 
 
+def test_a_form_field_keeps_the_focus_when_the_lobby_form_redraws(page: Page, web_server: object) -> None:
+    """Choosing the number of players or a clock draws the create form anew (its seats, its time
+    fields): the field that was changed from the keyboard keeps the focus."""
+    page.goto(web_server.base_url + "/")  # type: ignore[attr-defined]
+    page.get_by_test_id("choose-masker").click()
+    form = page.get_by_test_id("create-form")
+    players = form.locator("select[name=players]")
+    players.focus()
+    players.select_option("3")
+    expect(form.locator("select[name=seat-2]")).to_have_count(1)  # drawn anew, with a third seat
+    expect(players).to_be_focused()
+    clock = form.get_by_test_id("clock-kind")
+    clock.focus()
+    clock.select_option("turn")
+    expect(form.locator("select[name=turn-seconds]")).to_have_count(1)
+    expect(clock).to_be_focused()
+
+
 def test_the_lobby_form_offers_every_option_of_every_game(page: Page, web_server: object) -> None:
     """Every option /api/games lists with a fixed set of values has a field in the create form, with
     those values (MC-5a's matching and MS-11a's auction among them), and a match created with a

@@ -65,7 +65,8 @@ export function replaceKeeping(el: Element, children: Node[]): void {
 /**
  * Call before redrawing `el`; the function it returns, called once the redraw is done, gives the focus
  * back to what had it inside `el`: the same element if it was put back, else its new counterpart (a
- * link to the same address; or the same data-testid, and data-seat when it has one).  A redraw (a clock's tick, a presence message)
+ * link to the same address; or the same data-testid, and data-seat when it has one; or the form field
+ * of the same name).  A redraw (a clock's tick, a presence message)
  * then leaves a keyboard user where they were.
  */
 export function keepFocus(el: Element): () => void {
@@ -79,7 +80,7 @@ export function keepFocus(el: Element): () => void {
       return;
     }
     if (key === null) return;
-    for (const next of el.querySelectorAll<HTMLElement>("[data-testid], a[href]")) {
+    for (const next of el.querySelectorAll<HTMLElement>("[data-testid], a[href], [name]")) {
       if (focusKey(next) === key) {
         next.focus({ preventScroll: true });
         return;
@@ -93,12 +94,17 @@ export function focusTestId(el: Element, testid: string): void {
   el.querySelector<HTMLElement>(`[data-testid="${testid}"]`)?.focus();
 }
 
-/** What names a focusable element across redraws: a link's address, else its data-testid (and data-seat). */
+/** What names a focusable element across redraws: a link's address, else its data-testid (and
+ * data-seat), else a form field's name (and value, for a checkbox or radio button). */
 function focusKey(el: HTMLElement): string | null {
   const href = el instanceof HTMLAnchorElement ? el.getAttribute("href") : null;
   if (href) return `a|${href}`;
   const id = el.dataset.testid;
-  return id === undefined ? null : `${id}|${el.dataset.seat ?? ""}`;
+  if (id !== undefined) return `${id}|${el.dataset.seat ?? ""}`;
+  const name = el.getAttribute("name");
+  if (!name) return null;
+  const choice = el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio");
+  return `name|${name}|${choice ? (el as HTMLInputElement).value : ""}`;
 }
 
 /** Copy `text` with the clipboard API where the page may use it ("clipboard"), else with the

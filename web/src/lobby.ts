@@ -254,7 +254,14 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     );
   }
 
+  /** Drawn again when a field changes what the form offers (players, the clock): the field keeps the focus. */
   function drawForm(): void {
+    const restoreFocus = keepFocus(formEl);
+    drawCreateForm();
+    restoreFocus();
+  }
+
+  function drawCreateForm(): void {
     const game = games.find((g) => g.name === chosen);
     if (!game) {
       formEl.replaceChildren();

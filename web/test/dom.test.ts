@@ -116,4 +116,21 @@ describe("keepFocus", () => {
     expect((document.activeElement as HTMLAnchorElement).getAttribute("href")).toBe("/replay?step=3");
     el.remove();
   });
+
+  it("finds a form field by its name, and a checkbox by its value too", () => {
+    const fields = () => [
+      h("select", { name: "players" }, h("option", { value: "2" }, "2")),
+      h("input", { type: "checkbox", name: "flags", value: "a" }),
+      h("input", { type: "checkbox", name: "flags", value: "b" }),
+    ];
+    const el = panel(...fields());
+    for (const at of [0, 2]) {
+      (el.children[at] as HTMLElement).focus();
+      const restore = keepFocus(el);
+      el.replaceChildren(...fields());
+      restore();
+      expect(document.activeElement).toBe(el.children[at]);
+    }
+    el.remove();
+  });
 });
