@@ -121,12 +121,17 @@ def test_a_newcomer_reads_the_rules_and_completes_the_guided_first_game(
         expect(feedback).to_contain_text(step["done"])
         if game == "mascarade" and index == 1:
             e2e.screenshot(page, "lesson")
-        page.get_by_test_id("learn-next").click()
+        # The way on has the focus: Enter takes it, and the focus goes to the board of the next step.
+        expect(page.get_by_test_id("learn-next")).to_be_focused()
+        page.keyboard.press("Enter")
+        if index + 1 < len(lesson["steps"]):
+            assert page.evaluate("() => document.querySelector('.game-view') === document.activeElement")
 
     expect(lesson_page).to_have_attribute("data-phase", "end")
     expect(page.get_by_test_id("learn-outro")).to_have_text(lesson["outro"])
     offer = page.get_by_test_id("learn-play-easy")
     expect(offer).to_be_visible()
+    expect(offer).to_be_focused()
     if game == "masker":
         offer.click()
         expect(page).to_have_url(re.compile(r"/match/[0-9a-f]{16}$"), timeout=e2e.TIMEOUT_MS)

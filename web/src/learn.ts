@@ -7,7 +7,7 @@
  */
 import { errorText } from "./account";
 import { api, seats as seatKeys, session } from "./api";
-import { h } from "./dom";
+import { focusTestId, h } from "./dom";
 import type { Lang, MatchView, Messages } from "./games/contract";
 import { translator } from "./i18n";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
@@ -153,6 +153,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     phase = "done";
     feedback = { kind: "right", text: step.done };
     draw();
+    focusTestId(actions, "learn-next"); // the guided way on: Enter goes to the next step
   }
 
   function next(): void {
@@ -166,6 +167,13 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
       phase = "end";
     }
     draw();
+    followWithFocus();
+  }
+
+  /** After "Next" or "Start again" (gone with the redraw): the board to play on, or the offer to play. */
+  function followWithFocus(): void {
+    if (phase === "end") focusTestId(actions, "learn-play-easy");
+    else host.root.focus({ preventScroll: true });
   }
 
   function restart(): void {
@@ -175,6 +183,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     feedback = null;
     show(lesson.steps[0].state);
     draw();
+    followWithFocus();
   }
 
   async function playEasy(): Promise<void> {
