@@ -175,6 +175,20 @@ def test_a_form_field_keeps_the_focus_when_the_lobby_form_redraws(page: Page, we
     expect(clock).to_be_focused()
 
 
+def test_the_leaderboards_choice_keeps_the_focus(page: Page, web_server: object) -> None:
+    """Choosing another game's leaderboard from the keyboard redraws the page; the select keeps the focus."""
+    page.goto(web_server.base_url + "/leaderboard?game=masker")  # type: ignore[attr-defined]
+    game = page.get_by_test_id("lb-game")
+    expect(game).to_have_value("masker")
+    game.focus()
+    game.evaluate("el => { el.dataset.drawn = 'before the choice'; }")
+    game.select_option("maske")
+    expect(page).to_have_url(re.compile(r"game=maske\b"))
+    expect(page.locator("[data-testid=lb-game][data-drawn]")).to_have_count(0)  # drawn anew since
+    expect(game).to_have_value("maske")
+    expect(game).to_be_focused()
+
+
 def test_the_lobby_form_offers_every_option_of_every_game(page: Page, web_server: object) -> None:
     """Every option /api/games lists with a fixed set of values has a field in the create form, with
     those values (MC-5a's matching and MS-11a's auction among them), and a match created with a

@@ -5,7 +5,7 @@
  */
 import { errorText } from "./account";
 import { api, type Family, type GameInfo, type Leaderboard, type LeaderboardRow } from "./api";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import { botLevel, type AppContext, type Page } from "./match";
 
 export const FAMILIES: Family[] = ["two-player", "multi-player"];
@@ -96,7 +96,14 @@ export function leaderboardPage(root: HTMLElement, app: AppContext): Page {
     );
   }
 
+  /** Drawn anew on each choice and answer: the select just changed from the keyboard keeps the focus. */
   function draw(): void {
+    const restoreFocus = keepFocus(el);
+    drawBoard();
+    restoreFocus();
+  }
+
+  function drawBoard(): void {
     document.title = `${app.t("lb_title")} — ${app.t("title")}`;
     const gameSelect = h(
       "select",
