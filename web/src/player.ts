@@ -16,7 +16,7 @@ import {
   type RatingHistory,
   type RatingPoint,
 } from "./api";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import { ratingGraph } from "./graph";
 import { familyName } from "./leaderboard";
 import { describeOptions, formatDate } from "./lobby";
@@ -196,7 +196,14 @@ export function playerPage(root: HTMLElement, playerId: string, app: AppContext)
     return section;
   }
 
+  /** Drawn anew when a graph is chosen and when it comes: the graph's select keeps the focus. */
   function draw(): void {
+    const restoreFocus = keepFocus(el);
+    drawPage();
+    restoreFocus();
+  }
+
+  function drawPage(): void {
     if (error) {
       el.replaceChildren(h("p", { class: "error", role: "alert", "data-testid": "player-error" }, error));
       return;
