@@ -73,9 +73,10 @@ export class ViewHost {
   private view: GameView | null = null;
   /** Focusable by script only: where a keyboard user's place is kept when a redraw takes their move away. */
   readonly root = h("div", { class: "game-view", tabindex: -1 });
-  /** Whether the focus was last given to something of the board (and not since to anything else). */
+  /** Whether the focus was last given to something of the board (and not since to, or a click on,
+   * anything else). */
   private focusInBoard = false;
-  private readonly onFocusIn = (event: FocusEvent): void => {
+  private readonly onFocusIn = (event: Event): void => {
     this.focusInBoard = event.target instanceof Node && this.root.contains(event.target);
   };
   // A view redraws its moves on each update and selection, which drops the focus on the page's body:
@@ -95,6 +96,7 @@ export class ViewHost {
     private readonly ready: () => void = () => {},
   ) {
     document.addEventListener("focusin", this.onFocusIn);
+    document.addEventListener("pointerdown", this.onFocusIn); // a click elsewhere, even on nothing focusable
     this.redrawn.observe(this.root, { childList: true, subtree: true });
   }
 
@@ -140,6 +142,7 @@ export class ViewHost {
 
   destroy(): void {
     document.removeEventListener("focusin", this.onFocusIn);
+    document.removeEventListener("pointerdown", this.onFocusIn);
     this.redrawn.disconnect();
     this.view?.destroy();
     this.view = null;
