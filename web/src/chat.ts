@@ -5,7 +5,7 @@
  * Each chat can be muted, per match and channel (kept in localStorage).
  */
 import type { ChatChannel } from "./api";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import type { ChatLine } from "./games/contract";
 import type { AppContext } from "./match";
 import { store } from "./store";
@@ -220,13 +220,19 @@ export function chatPanel(app: AppContext, matchId: string, send: (text: string)
     form.hidden = needSession;
     signIn.hidden = !needSession;
     if (needSession) {
+      const restoreFocus = keepFocus(signIn); // drawn again as lines come
       signIn.replaceChildren(
         app.t("chat_sign_in"),
         " ",
-        h("button", { type: "button", onclick: () => app.openAuth("login") }, app.t("log_in")),
+        h("button", { type: "button", "data-testid": "chat-login", onclick: () => app.openAuth("login") }, app.t("log_in")),
         " ",
-        h("button", { type: "button", onclick: () => app.openAuth("signup") }, app.t("sign_up")),
+        h(
+          "button",
+          { type: "button", "data-testid": "chat-signup", onclick: () => app.openAuth("signup") },
+          app.t("sign_up"),
+        ),
       );
+      restoreFocus();
     }
     input.setAttribute("aria-label", app.t(channel === "players" ? "chat_say_players" : "chat_say_spectators"));
     input.placeholder = app.t("chat_placeholder");
