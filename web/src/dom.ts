@@ -66,8 +66,8 @@ export function replaceKeeping(el: Element, children: Node[]): void {
  * Call before redrawing `el`; the function it returns, called once the redraw is done, gives the focus
  * back to what had it inside `el`: the same element if it was put back, else its new counterpart (a
  * link to the same address; or the same data-testid, and data-seat when it has one; or the form field
- * of the same name).  A redraw (a clock's tick, a presence message)
- * then leaves a keyboard user where they were.
+ * of the same name).  A redraw (a clock's tick, a presence message) then leaves a keyboard user where
+ * they were.
  */
 export function keepFocus(el: Element): () => void {
   const had = document.activeElement;

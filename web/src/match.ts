@@ -76,7 +76,7 @@ export class ViewHost {
   /** Whether the focus was last given to something of the board (and not since to, or a click on,
    * anything else). */
   private focusInBoard = false;
-  private readonly onFocusIn = (event: Event): void => {
+  private readonly followAttention = (event: Event): void => {
     this.focusInBoard = event.target instanceof Node && this.root.contains(event.target);
   };
   // A view redraws its moves on each update and selection, which drops the focus on the page's body:
@@ -95,8 +95,8 @@ export class ViewHost {
     /** Called once a newly mounted view's code has loaded (the log and end table may say more). */
     private readonly ready: () => void = () => {},
   ) {
-    document.addEventListener("focusin", this.onFocusIn);
-    document.addEventListener("pointerdown", this.onFocusIn); // a click elsewhere, even on nothing focusable
+    document.addEventListener("focusin", this.followAttention);
+    document.addEventListener("pointerdown", this.followAttention); // a click elsewhere, even on nothing focusable
     this.redrawn.observe(this.root, { childList: true, subtree: true });
   }
 
@@ -141,8 +141,8 @@ export class ViewHost {
   }
 
   destroy(): void {
-    document.removeEventListener("focusin", this.onFocusIn);
-    document.removeEventListener("pointerdown", this.onFocusIn);
+    document.removeEventListener("focusin", this.followAttention);
+    document.removeEventListener("pointerdown", this.followAttention);
     this.redrawn.disconnect();
     this.view?.destroy();
     this.view = null;
