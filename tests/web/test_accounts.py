@@ -267,9 +267,13 @@ def test_the_forms_show_the_servers_refusals_by_code(people: People, web_server:
     page.get_by_test_id("auth-cancel").click()
 
     page.get_by_test_id("login-open").click()
-    submit("cleo", "not-her-password")
+    form.locator("input[name=username]").fill("cleo")
+    password = form.locator("input[name=password]")
+    password.fill("not-her-password")
+    password.press("Enter")  # sent from the keyboard: the refused password's field keeps the focus
     expect(error).to_have_attribute("data-code", "bad_credentials")
     expect(error).to_have_text("Wrong username or password.")
+    expect(password).to_be_focused()
     submit("cleo", PASSWORD)
     expect(page.get_by_test_id("me-name")).to_have_text("cleo")
 

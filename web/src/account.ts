@@ -4,7 +4,7 @@
  * in a panel under the bar.  The server's refusals are shown by their code, in the page's language.
  */
 import { api, ApiError, session, type Me } from "./api";
-import { h } from "./dom";
+import { h, keepFocus } from "./dom";
 import type { AppContext } from "./match";
 
 export type AuthMode = "login" | "signup" | "password";
@@ -88,7 +88,15 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
     bar.replaceChildren(...buttons);
   }
 
+  /** Drawn again on submitting and on the answer: the field (or button) in use keeps the focus, so a
+   * refused password can be typed again at once. */
   function drawPanel(): void {
+    const restoreFocus = keepFocus(panel);
+    drawForm();
+    restoreFocus();
+  }
+
+  function drawForm(): void {
     panel.hidden = mode === null && !done;
     if (mode === null) {
       panel.replaceChildren(
@@ -133,7 +141,8 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
           { class: "auth-actions" },
           h(
             "button",
-            { type: "submit", class: "primary", "data-testid": "auth-submit", disabled: busy },
+            // aria-disabled while sending, not disabled: a disabled button could not keep the focus
+            { type: "submit", class: "primary", "data-testid": "auth-submit", "aria-disabled": busy ? "true" : null },
             app.t(`${mode}_submit`),
           ),
           h("button", { type: "button", "data-testid": "auth-cancel", onclick: () => close() }, app.t("cancel")),
