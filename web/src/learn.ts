@@ -7,7 +7,7 @@
  */
 import { errorText } from "./account";
 import { api, seats as seatKeys, session } from "./api";
-import { focusTestId, h } from "./dom";
+import { focusTestId, h, keepFocus } from "./dom";
 import type { Lang, MatchView, Messages } from "./games/contract";
 import { translator } from "./i18n";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
@@ -205,7 +205,14 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     }
   }
 
+  /** Drawn again at each step and answer: what has the focus keeps it (a refused "play" included). */
   function draw(): void {
+    const restoreFocus = keepFocus(pageEl);
+    drawLesson();
+    restoreFocus();
+  }
+
+  function drawLesson(): void {
     if (!lesson) {
       panel.replaceChildren(h("p", {}, t("loading")));
       return;
@@ -246,7 +253,13 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
       actions.replaceChildren(
         h(
           "button",
-          { type: "button", class: "primary", "data-testid": "learn-play-easy", disabled: busy, onclick: () => void playEasy() },
+          {
+            type: "button",
+            class: "primary",
+            "data-testid": "learn-play-easy",
+            "aria-disabled": busy ? "true" : null, // not disabled: it keeps the focus if the match is refused
+            onclick: () => void playEasy(),
+          },
           busy ? t("creating") : t("play_easy"),
         ),
         h("button", { type: "button", "data-testid": "learn-restart", onclick: restart }, t("restart")),
