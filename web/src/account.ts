@@ -4,7 +4,7 @@
  * in a panel under the bar.  The server's refusals are shown by their code, in the page's language.
  */
 import { api, ApiError, session, type Me } from "./api";
-import { h, keepFocus } from "./dom";
+import { h, redrawKeepingFocus } from "./dom";
 import type { AppContext } from "./match";
 
 export type AuthMode = "login" | "signup" | "password";
@@ -91,9 +91,7 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
   /** Drawn again on submitting and on the answer: the field (or button) in use keeps the focus, so a
    * refused password can be typed again at once. */
   function drawPanel(): void {
-    const restoreFocus = keepFocus(panel);
-    drawForm();
-    restoreFocus();
+    redrawKeepingFocus(panel, drawForm);
   }
 
   function drawForm(): void {

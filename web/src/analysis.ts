@@ -11,7 +11,7 @@
  */
 import "./analysis.css";
 import { ApiError, api, call, seats } from "./api";
-import { copyText, h, keepFocus } from "./dom";
+import { copyText, h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
 import { lineGraph } from "./graph";
 import { translator } from "./i18n";
@@ -460,9 +460,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
 
   /** Drawn again on each poll and each update of the match page: what has the focus keeps it. */
   function draw(): void {
-    const restoreFocus = keepFocus(root);
-    drawPanel();
-    restoreFocus();
+    redrawKeepingFocus(root, drawPanel);
   }
 
   function drawPanel(): void {
@@ -717,9 +715,7 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
 
   /** Drawn again while asking and when the answer comes: the button keeps the keyboard's focus. */
   function draw(): void {
-    const restoreFocus = keepFocus(root);
-    drawControl();
-    restoreFocus();
+    redrawKeepingFocus(root, drawControl);
   }
 
   function drawControl(): void {

@@ -89,6 +89,13 @@ export function keepFocus(el: Element): () => void {
   };
 }
 
+/** Run `draw`, which redraws `el`, keeping the focus where it was (see keepFocus). */
+export function redrawKeepingFocus(el: Element, draw: () => void): void {
+  const restoreFocus = keepFocus(el);
+  draw();
+  restoreFocus();
+}
+
 /** Focus the element of `el` with this data-testid, if it has one. */
 export function focusTestId(el: Element, testid: string): void {
   el.querySelector<HTMLElement>(`[data-testid="${testid}"]`)?.focus();

@@ -5,7 +5,7 @@
  */
 import { errorText } from "./account";
 import { api, type Family, type GameInfo, type Leaderboard, type LeaderboardRow } from "./api";
-import { h, keepFocus } from "./dom";
+import { h, redrawKeepingFocus } from "./dom";
 import { botLevel, type AppContext, type Page } from "./match";
 
 export const FAMILIES: Family[] = ["two-player", "multi-player"];
@@ -98,9 +98,7 @@ export function leaderboardPage(root: HTMLElement, app: AppContext): Page {
 
   /** Drawn anew on each choice and answer: the select just changed from the keyboard keeps the focus. */
   function draw(): void {
-    const restoreFocus = keepFocus(el);
-    drawBoard();
-    restoreFocus();
+    redrawKeepingFocus(el, drawBoard);
   }
 
   function drawBoard(): void {

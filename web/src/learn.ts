@@ -7,7 +7,7 @@
  */
 import { errorText } from "./account";
 import { api, seats as seatKeys, session } from "./api";
-import { focusTestId, h, keepFocus } from "./dom";
+import { focusTestId, h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchView, Messages } from "./games/contract";
 import { translator } from "./i18n";
 import { seatLabel, ViewHost, type AppContext, type Page } from "./match";
@@ -207,9 +207,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
 
   /** Drawn again at each step and answer: what has the focus keeps it (a refused "play" included). */
   function draw(): void {
-    const restoreFocus = keepFocus(pageEl);
-    drawLesson();
-    restoreFocus();
+    redrawKeepingFocus(pageEl, drawLesson);
   }
 
   function drawLesson(): void {

@@ -16,7 +16,7 @@ import {
   session,
 } from "./api";
 import { CORRESPONDENCE_DAYS, FISCHER_PRESETS, fischerText, timeControl } from "./clock";
-import { h, keepFocus } from "./dom";
+import { h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchSummary } from "./games/contract";
 import { format } from "./i18n";
 import { botLevel, type AppContext, type Page } from "./match";
@@ -158,14 +158,12 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     drawList();
   }
 
-  /** My open and running matches, those waiting for my move first (the server's order), marked. */
   /** The lists are drawn again on each refresh: a link reached with the keyboard keeps the focus. */
   function drawMine(): void {
-    const restoreFocus = keepFocus(mineEl);
-    drawMineList();
-    restoreFocus();
+    redrawKeepingFocus(mineEl, drawMineList);
   }
 
+  /** My open and running matches, those waiting for my move first (the server's order), marked. */
   function drawMineList(): void {
     mineEl.hidden = !session.current.player || mineList.length === 0;
     if (mineEl.hidden) {
@@ -256,9 +254,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   /** Drawn again when a field changes what the form offers (players, the clock): the field keeps the focus. */
   function drawForm(): void {
-    const restoreFocus = keepFocus(formEl);
-    drawCreateForm();
-    restoreFocus();
+    redrawKeepingFocus(formEl, drawCreateForm);
   }
 
   function drawCreateForm(): void {
@@ -647,9 +643,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   }
 
   function drawList(): void {
-    const restoreFocus = keepFocus(listEl);
-    drawMatchList();
-    restoreFocus();
+    redrawKeepingFocus(listEl, drawMatchList);
   }
 
   function drawMatchList(): void {

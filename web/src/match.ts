@@ -11,7 +11,7 @@ import { analysisPanel, hintControl, viewerFor } from "./analysis";
 import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
-import { copyText, focusTestId, h, keepFocus, replaceKeeping } from "./dom";
+import { copyText, focusTestId, h, keepFocus, redrawKeepingFocus, replaceKeeping } from "./dom";
 import type {
   GameModule,
   GameView,
@@ -804,9 +804,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   }
 
   function drawEnd(): void {
-    const restoreFocus = keepFocus(endPanel);
-    drawEndPanel();
-    restoreFocus();
+    redrawKeepingFocus(endPanel, drawEndPanel);
   }
 
   function drawEndPanel(): void {

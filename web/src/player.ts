@@ -16,7 +16,7 @@ import {
   type RatingHistory,
   type RatingPoint,
 } from "./api";
-import { h, keepFocus } from "./dom";
+import { h, redrawKeepingFocus } from "./dom";
 import { ratingGraph } from "./graph";
 import { familyName } from "./leaderboard";
 import { describeOptions, formatDate } from "./lobby";
@@ -198,9 +198,7 @@ export function playerPage(root: HTMLElement, playerId: string, app: AppContext)
 
   /** Drawn anew when a graph is chosen and when it comes: the graph's select keeps the focus. */
   function draw(): void {
-    const restoreFocus = keepFocus(el);
-    drawPage();
-    restoreFocus();
+    redrawKeepingFocus(el, drawPage);
   }
 
   function drawPage(): void {
