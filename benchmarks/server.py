@@ -419,26 +419,36 @@ async def measure_cpu(window: tuple[float, float], roles: Roles, stats: Stats) -
     stats.cpu_seconds, stats.window_seconds = used, loop.time() - started
 
 
-def move_latency_buckets(server_urls: list[str]) -> dict[float, float]:
-    """The servers' own histogram of people's moves (message in, last view handed out), summed:
-    how many moves took at most each bucket's seconds."""
-    total: dict[float, float] = {}
+MOVE_HISTOGRAM = "masques_human_move_seconds"
+COMMIT_HISTOGRAM = "masques_move_commit_seconds"
+
+
+def histogram_buckets(server_urls: list[str], names: tuple[str, ...]) -> dict[str, dict[float, float]]:
+    """The servers' own histograms, each summed over the servers: how many observations took at most
+    each bucket's seconds.  A server without one of them gives it empty."""
+    totals: dict[str, dict[float, float]] = {name: {} for name in names}
     for url in server_urls:
         for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
-            if line.startswith("masques_human_move_seconds_bucket{"):
-                edge = float(line.split('le="', 1)[1].split('"', 1)[0])
-                total[edge] = total.get(edge, 0.0) + float(line.split()[-1])
-    return total
+            name, _, rest = line.partition("_bucket{")
+            if name in totals:
+                edge = float(rest.split('le="', 1)[1].split('"', 1)[0])
+                totals[name][edge] = totals[name].get(edge, 0.0) + float(line.split()[-1])
+    return totals
 
 
 async def measure_server_latency(window: tuple[float, float], server_urls: list[str], stats: Stats) -> None:
-    """The servers' histogram of people's moves over the window (see :func:`bucket_quantile`)."""
+    """The servers' histograms over the window (see :func:`bucket_quantile`): people's moves
+    (message in, last view handed out), and every action's wait for its commit."""
     loop = asyncio.get_running_loop()
+    names = (MOVE_HISTOGRAM, COMMIT_HISTOGRAM)
     await asyncio.sleep(max(0.0, window[0] - loop.time()))
-    before = await asyncio.to_thread(move_latency_buckets, server_urls)
+    before = await asyncio.to_thread(histogram_buckets, server_urls, names)
     await asyncio.sleep(max(0.0, window[1] - loop.time()))
-    after = await asyncio.to_thread(move_latency_buckets, server_urls)
-    stats.server_latency = {edge: after[edge] - before.get(edge, 0.0) for edge in after}
+    after = await asyncio.to_thread(histogram_buckets, server_urls, names)
+    counts = {
+        name: {edge: n - before[name].get(edge, 0.0) for edge, n in after[name].items()} for name in names
+    }
+    stats.server_latency, stats.commit_latency = counts[MOVE_HISTOGRAM], counts[COMMIT_HISTOGRAM]
 
 
 def bucket_quantile(buckets: dict[float, float], q: float) -> float:
@@ -477,6 +487,7 @@ class Stats:
     chat_received: int = 0
     cpu_seconds: dict[str, float] = field(default_factory=dict)  # over the window, by role
     server_latency: dict[float, float] = field(default_factory=dict)  # the servers' histogram, the window's
+    commit_latency: dict[float, float] = field(default_factory=dict)  # the same, of the commits
     window_seconds: float = 0.0
 
     def refused(self, message: dict[str, Any]) -> bool:
@@ -772,6 +783,8 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         "machine_busy": machine_busy(stats),
         "server_p50_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.50),
         "server_p99_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.99),
+        "commit_p50_ms_at_most": 1000 * bucket_quantile(stats.commit_latency, 0.50),
+        "commit_p99_ms_at_most": 1000 * bucket_quantile(stats.commit_latency, 0.99),
     }
 
 
@@ -795,6 +808,11 @@ def print_matches(f: dict[str, Any]) -> None:
         print(
             f"  the server's own time (message in, last view out), from its histogram: p50 at most "
             f"{f['server_p50_ms_at_most']:g} ms, p99 at most {f['server_p99_ms_at_most']:g} ms"
+        )
+    if f.get("commit_p99_ms_at_most") is not None:
+        print(
+            f"  an action waiting for its commit (every action), from its histogram: p50 at most "
+            f"{f['commit_p50_ms_at_most']:g} ms, p99 at most {f['commit_p99_ms_at_most']:g} ms"
         )
     if f.get("cpu_ms_per_move"):
         roles = "  ".join(f"{role} {ms:.2f}" for role, ms in f["cpu_ms_per_move"].items())

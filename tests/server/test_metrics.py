@@ -74,6 +74,10 @@ def test_metrics_move_with_the_play(server: Any, api: httpx.Client) -> None:
         before, "masques_human_move_seconds_count"
     )
     assert moves >= len(acked)
+    commits = sample(after, "masques_move_commit_seconds_count") - sample(
+        before, "masques_move_commit_seconds_count"
+    )
+    assert commits == people + bots  # every committed action, a person's or a bot's, once
     assert sample(after, "masques_bot_think_seconds_count") > sample(
         before, "masques_bot_think_seconds_count"
     )

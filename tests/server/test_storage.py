@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import masques_server_support as support
@@ -154,6 +156,143 @@ def test_moves_that_arrive_together_are_committed_together_and_a_taken_version_f
     assert isinstance(outcomes[5], IntegrityError)  # the taken version, and only it
     assert transactions[:2] == [1, 5]  # the five that came during the first write: one transaction
     assert [storage.log(m) for m in ids] == [[(0, 1)]] + [[(0, 2)]] * 4 + [[(0, 7)]]
+
+
+class WriterLog:
+    """What the writer thread wrote, in order: batches of moves (by match) and named writes; a named
+    write made with ``hold`` waits for ``gate``, and so does the first batch when ``hold_moves``."""
+
+    def __init__(
+        self, storage: Storage, monkeypatch: pytest.MonkeyPatch, *, hold_moves: bool = False
+    ) -> None:
+        import threading
+
+        self.order: list[str] = []
+        self.gate = threading.Event()
+        write = storage.append_actions
+
+        def logged(moves: list[Any]) -> None:
+            if hold_moves and not any(entry.startswith("moves") for entry in self.order):
+                self.gate.wait(5)
+            self.order.append("moves " + " ".join(move.match_id[-1] for move in moves))
+            write(moves)
+
+        monkeypatch.setattr(storage, "append_actions", logged)
+
+    def write(self, name: str, *, hold: bool = False) -> Callable[[], str]:
+        def named() -> str:
+            if hold:
+                self.gate.wait(5)
+            self.order.append(name)
+            return name
+
+        return named
+
+
+def running_matches(tmp_path: Path, count: int) -> tuple[Storage, list[str]]:
+    from masques.server.storage import NewMatch
+
+    storage = Storage(f"sqlite:///{tmp_path / 'writer.sqlite3'}")
+    storage.migrate()
+    ids = [f"{n:016x}" for n in range(count)]
+    for match_id in ids:
+        storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
+    return storage, ids
+
+
+def test_moves_overtake_the_lobby_writes_queued_before_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite the lobby's writes share the moves' thread: a move waits for the write under way,
+    not for every match created and seat claimed before it; a match's last move goes before the
+    lobby's writes too."""
+    import asyncio
+
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, Turn
+
+    storage, ids = running_matches(tmp_path, 3)
+    log = WriterLog(storage, monkeypatch)
+
+    async def play() -> None:
+        commits = GroupCommit(storage)
+        try:
+            under_way = asyncio.ensure_future(commits.run(log.write("created", hold=True)))
+            await asyncio.sleep(0.05)
+            queued = [asyncio.ensure_future(commits.run(log.write(f"joined {n}"))) for n in range(3)]
+            last = asyncio.ensure_future(commits.run(log.write("last move"), urgent=True))
+            await asyncio.sleep(0.05)
+            moves = [asyncio.ensure_future(commits.append(Append(m, 0, 0, 1, Turn(1)))) for m in ids]
+            await asyncio.sleep(0.05)
+            log.gate.set()
+            assert await asyncio.gather(under_way, *queued, last) == [
+                "created",
+                "joined 0",
+                "joined 1",
+                "joined 2",
+                "last move",
+            ]
+            await asyncio.gather(*moves)
+        finally:
+            commits.close()
+
+    support.run_async(play())
+    assert log.order == ["created", "moves 0 1 2", "last move", "joined 0", "joined 1", "joined 2"]
+    assert [storage.log(m) for m in ids] == [[(0, 1)]] * 3
+
+
+def test_under_a_stream_of_moves_the_lobby_writes_take_turns_with_the_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves first, but not moves only: while both wait, a lobby write goes between two batches of
+    moves, so a busy site still creates and starts matches."""
+    import asyncio
+
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, Turn
+
+    storage, ids = running_matches(tmp_path, 3)
+    log = WriterLog(storage, monkeypatch, hold_moves=True)
+
+    async def play() -> None:
+        commits = GroupCommit(storage)
+        try:
+            first = asyncio.ensure_future(commits.append(Append(ids[0], 0, 0, 1, Turn(1))))
+            await asyncio.sleep(0.05)
+            lobby = [asyncio.ensure_future(commits.run(log.write(f"created {n}"))) for n in range(2)]
+            await asyncio.sleep(0.05)
+            more = [asyncio.ensure_future(commits.append(Append(m, 0, 0, 2, Turn(1)))) for m in ids[1:]]
+            await asyncio.sleep(0.05)
+            log.gate.set()
+            await asyncio.gather(first, *lobby, *more)
+        finally:
+            commits.close()
+
+    support.run_async(play())
+    assert log.order == ["moves 0", "created 0", "moves 1 2", "created 1"]
+
+
+def test_a_stopped_writer_refuses_new_writes_and_finishes_those_queued(tmp_path: Path) -> None:
+    import asyncio
+
+    from masques.server.errors import ServerError
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, Turn
+
+    storage, ids = running_matches(tmp_path, 1)
+
+    async def play() -> str:
+        commits = GroupCommit(storage)
+        queued = asyncio.ensure_future(commits.append(Append(ids[0], 0, 0, 4, Turn(1))))
+        await asyncio.sleep(0)  # the move is queued
+        commits.close()
+        await queued
+        with pytest.raises(ServerError) as refused:
+            await commits.append(Append(ids[0], 1, 1, 5, Turn(0)))
+        return refused.value.code
+
+    assert support.run_async(play()) == "stopping"
+    assert storage.log(ids[0]) == [(0, 4)]
 
 
 def test_a_move_is_committed_while_the_shared_thread_pool_is_busy(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import concurrent.futures
 import contextlib
 import json
@@ -24,6 +25,7 @@ import multiprocessing
 import random
 import re
 import secrets
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -501,65 +503,107 @@ def initial_state(game: Game, seed: int, chance: int) -> State:
 
 
 class GroupCommit:
-    """Moves committed together: those that arrive while a transaction is being written go in the
-    next one, so one disk flush acknowledges many matches' moves.  Each waits for its own commit.
+    """The process's SQLite writes, on one thread of its own, moves first.
 
-    The transactions are written on a thread of their own: in the shared pool of ``to_thread`` a
-    move's commit queued behind joins, reads and lobby queries whenever the pool was busy."""
+    Moves that arrive while a transaction is being written go together in the next one, so one disk
+    flush acknowledges many matches' moves; each waits for its own commit.  Other writes (a match's
+    last move first, then the lobby's: a match created, seats claimed, the start) run one at a time,
+    taking turns with the batches of moves while both wait: a player's move queues behind at most
+    one of them, not behind every table's new match, and under a stream of moves the lobby still
+    moves on.  In the shared pool of ``to_thread`` a move's commit would queue behind
+    joins, reads and lobby queries whenever the pool was busy."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self.pending: list[tuple[Append, asyncio.Future[None]]] = []
-        self.writer: asyncio.Task[None] | None = None
-        self.thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="masques-commits")
+        self._ready = threading.Condition()
+        self._moves: list[tuple[Append, concurrent.futures.Future[None]]] = []
+        self._urgent: collections.deque[_Write] = collections.deque()
+        self._writes: collections.deque[_Write] = collections.deque()
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name="masques-commits", daemon=True)
+        self._thread.start()
 
     def close(self) -> None:
-        self.thread.shutdown(wait=False)
+        """Stop once what is queued is written."""
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
 
-    async def run(self, write: Callable[[], T]) -> T:
-        """Run a write on the moves' thread (a match's last move, with its result and ratings)."""
-        return await asyncio.get_running_loop().run_in_executor(self.thread, write)
-
-    async def _run(self, moves: list[Append]) -> None:
-        await self.run(partial(self.storage.append_actions, moves))
+    async def run(self, write: Callable[[], T], *, urgent: bool = False) -> T:
+        """Run a write on this thread: ``urgent`` ones (a match's last move, with its result and
+        ratings) before the others, and both after the moves waiting."""
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._put(self._urgent if urgent else self._writes, (write, done))
+        return await asyncio.wrap_future(done)
 
     async def append(self, move: Append) -> None:
         """Return once ``move`` is committed; IntegrityError if its version was taken."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        self.pending.append((move, done))
-        if self.writer is None or self.writer.done():
-            self.writer = loop.create_task(self._write())
-        await done
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._put(self._moves, (move, done))
+        await asyncio.wrap_future(done)
 
-    async def _write(self) -> None:
-        while self.pending:
-            batch, self.pending = self.pending, []
-            try:
-                await self._run([move for move, _ in batch])
-            except IntegrityError:  # another process took a version: find which, commit the rest
-                for move, done in batch:
-                    try:
-                        await self._run([move])
-                    except Exception as exc:
-                        _settle(done, exc)
-                    else:
-                        _settle(done, None)
-            except Exception as exc:
-                for _, done in batch:
-                    _settle(done, exc)
+    def _put(self, queue: Any, item: Any) -> None:
+        with self._ready:
+            if self._closed:
+                raise ServerError(503, "stopping", "the server is stopping; try again in a moment")
+            queue.append(item)
+            self._ready.notify()
+
+    def _work(self) -> None:
+        moved = False  # whether the last transaction was a batch of moves
+        while True:
+            with self._ready:
+                while not (self._moves or self._urgent or self._writes or self._closed):
+                    self._ready.wait()
+                batch: list[tuple[Append, concurrent.futures.Future[None]]] = []
+                job: _Write | None = None
+                others = self._urgent or self._writes
+                if self._moves and not (moved and others):
+                    batch, self._moves = self._moves, []
+                elif others:
+                    job = others.popleft()
+                else:
+                    return  # closed, and everything queued is written
+            moved = job is None
+            if job is not None:
+                _run_write(*job)
             else:
-                for _, done in batch:
-                    _settle(done, None)
+                self._write_moves(batch)
+
+    def _write_moves(self, batch: list[tuple[Append, concurrent.futures.Future[None]]]) -> None:
+        batch = [(move, done) for move, done in batch if done.set_running_or_notify_cancel()]
+        if not batch:
+            return
+        try:
+            self.storage.append_actions([move for move, _ in batch])
+        except IntegrityError:  # another process took a version: find which, commit the rest
+            for move, done in batch:
+                try:
+                    self.storage.append_actions([move])
+                except BaseException as exc:
+                    done.set_exception(exc)
+                else:
+                    done.set_result(None)
+        except BaseException as exc:
+            for _, done in batch:
+                done.set_exception(exc)
+        else:
+            for _, done in batch:
+                done.set_result(None)
 
 
-def _settle(done: asyncio.Future[None], exc: BaseException | None) -> None:
-    if done.done():  # its waiter was cancelled
+_Write = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
+
+
+def _run_write(write: Callable[[], Any], done: concurrent.futures.Future[Any]) -> None:
+    if not done.set_running_or_notify_cancel():
         return
-    if exc is None:
-        done.set_result(None)
-    else:
+    try:
+        result = write()
+    except BaseException as exc:
         done.set_exception(exc)
+    else:
+        done.set_result(result)
 
 
 class Registry:
@@ -1090,12 +1134,13 @@ class Registry:
             turn=turn,
             ranks=ranks,
         )
+        started = time.perf_counter()
         try:
             if status is None:
                 ratings = None
                 await self.commits.append(Append(match.id, match.version, seat, action, turn))
             else:
-                ratings = await self.commits.run(append)  # a last move: on the moves' thread too
+                ratings = await self.commits.run(append, urgent=True)  # a last move
         except IntegrityError:
             # Another server process committed this version first (scale-out): catch up, show this
             # process's connections what it committed, and refuse.
@@ -1104,6 +1149,7 @@ class Registry:
             raise ServerError(
                 409, "stale_version", f"the match is at version {match.version}, not {version}"
             ) from None
+        self.metrics.move_commit.observe(time.perf_counter() - started)
         match.state = trial
         match.actors.append(seat)
         match.last_used = time.monotonic()

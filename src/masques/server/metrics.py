@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+COMMIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 THINK_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 
 
@@ -33,6 +34,13 @@ class Metrics:
             "masques_human_move_seconds",
             "From a person's action message to the last view of it handed to the connections",
             buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.move_commit = Histogram(
+            "masques_move_commit_seconds",
+            "From an action (a person's or a bot's) handed to the database writer to its commit "
+            "acknowledged: the part of a move's latency spent waiting for the disk and the writer",
+            buckets=COMMIT_BUCKETS,
             registry=self.registry,
         )
         self.bot_think = Histogram(
