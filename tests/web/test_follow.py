@@ -279,6 +279,11 @@ def test_maske_coordinates_stand_clear_of_the_mask(
     overlaps = page.evaluate(
         """() => {
           const plate = document.querySelector('.ms-plate');
+          // A mask just laid or turned is still in motion (grown or turned part way): measure
+          // where it comes to rest.
+          for (const motion of plate.getAnimations({ subtree: true })) {
+            if (Number.isFinite(motion.effect?.getComputedTiming().endTime ?? Infinity)) motion.finish();
+          }
           const outline = plate.querySelector('.ms-face > g');
           const hits = [];
           const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
