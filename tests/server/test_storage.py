@@ -359,3 +359,53 @@ def test_on_sqlite_a_match_is_created_joined_and_started_while_the_shared_pool_i
 
     assert support.run_async(play()), "the lobby's writes waited for the shared pool"
     assert [row.status for row in storage.matches(("running",))] == ["running"]
+
+
+def test_a_seat_is_claimed_only_while_it_is_a_free_human_seat(tmp_path: Path) -> None:
+    from sqlalchemy.exc import NoResultFound
+
+    from masques.server.storage import NewMatch, NewSeat, hash_token
+
+    storage = Storage(f"sqlite:///{tmp_path / 'seats.sqlite3'}")
+    storage.migrate()
+    seats = [NewSeat("human"), NewSeat("easy", "Easy bot")]
+    storage.create_match(NewMatch("00000000000000aa", "masker", "1", {}, 5, seats))
+    assert storage.claim_seat("00000000000000aa", 0, "Ann", "t-ann", "key-ann")
+    assert not storage.claim_seat("00000000000000aa", 0, "Bob", "t-bob")  # taken: Ann keeps it
+    assert not storage.claim_seat("00000000000000aa", 1, "Bob", "t-bob")  # a bot's
+    with pytest.raises(NoResultFound):
+        storage.claim_seat("00000000000000aa", 2, "Bob", "t-bob")  # no such seat
+    rows = storage.seats("00000000000000aa")
+    assert (rows[0].name, rows[0].token_hash, rows[0].join_key) == ("Ann", hash_token("t-ann"), "key-ann")
+    assert (rows[1].kind, rows[1].name, rows[1].token_hash) == ("easy", "Easy bot", None)
+
+
+@pytest.mark.parametrize("rated", [False, True])
+def test_a_last_move_ends_its_match_in_the_same_transaction(tmp_path: Path, rated: bool) -> None:
+    """The action, the status, how it ended, the clock's end and (rated) the ratings, at once; an
+    unrated match has no ratings."""
+    from datetime import UTC, datetime
+
+    from masques.server.storage import NewMatch, NewSeat, Turn
+
+    storage = Storage(f"sqlite:///{tmp_path / 'end.sqlite3'}")
+    storage.migrate()
+    if rated:
+        storage.create_player("p-ann", "account", "Ann", username_key="ann", password_hash="x")
+    seats = [NewSeat("human", "Ann", player_id="p-ann" if rated else None), NewSeat("easy", "Easy bot")]
+    spec = NewMatch("00000000000000ab", "masker", "1", {}, 5, seats, status="running", rated=rated)
+    storage.create_match(spec)
+    end = {"reason": "played", "seats": [1], "winners": [0]}
+    at = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+    ratings = storage.append_action(
+        "00000000000000ab", 0, 0, 3, "finished", end=end, at=at, turn=Turn(None, None, None), ranks=[0.0, 1.0]
+    )
+    row = storage.match("00000000000000ab")
+    assert row is not None
+    assert (row.status, row.end, row.deadline, row.to_move) == ("finished", end, None, None)
+    assert row.finished is not None and row.finished.replace(tzinfo=UTC) == at
+    assert storage.log("00000000000000ab") == [(0, 3)]
+    if rated:
+        assert ratings is not None and len(ratings) == 2 and row.ratings == ratings
+    else:
+        assert ratings is None and row.ratings is None
