@@ -102,6 +102,10 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
         for conn in conns:
             conn.close()
         assert acked and support.summary(api, match["id"])["status"] == "finished"
+    # the seats gave their tokens in the WebSocket's query (?token=): no log line keeps one
+    logged = "".join(server.log_path.read_text("utf-8", errors="replace") for server in servers)
+    assert f"/ws/matches/{match['id']}" in logged
+    assert not [token for token in tokens.values() if token in logged]
     for _ in range(100):  # a connection's access line is written when it closes
         served = [access_lines(server) for server in servers]
         sockets = [line for lines in served for line in lines if line["method"] == "WS"]

@@ -16,7 +16,7 @@ import pytest
 
 from masques.engine.chance import derive_seed
 from masques.server.accounts import COOKIE
-from masques.server.logs import JsonFormatter, Stamp, match_id, request_id
+from masques.server.logs import JsonFormatter, NoQueries, Stamp, match_id, request_id
 from masques.server.storage import Storage
 
 
@@ -60,6 +60,24 @@ def test_a_line_is_json_with_the_request_and_match_it_belongs_to() -> None:
         "00000000000000ab",
         "masques.server",
     )
+
+
+def test_a_line_never_keeps_a_query_string() -> None:
+    """uvicorn names each WebSocket with its path and query, where an API client may put its token."""
+    record = logging.LogRecord(
+        "uvicorn.error",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "WebSocket %s" [accepted]',
+        ("127.0.0.1:5000", "/ws/matches/00000000000000ab?token=s3cret&x=1"),
+        None,
+    )
+    NoQueries().filter(record)
+    assert record.getMessage() == '127.0.0.1:5000 - "WebSocket /ws/matches/00000000000000ab" [accepted]'
+    plain = logging.LogRecord("masques", logging.INFO, __file__, 1, "GET /api/x?token=s3cret done?", (), None)
+    NoQueries().filter(plain)
+    assert plain.getMessage() == "GET /api/x done?"
 
 
 def test_a_whole_game_logs_its_requests_and_no_secret(server: Any, api: httpx.Client, logged: Lines) -> None:

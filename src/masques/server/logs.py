@@ -64,6 +64,22 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False)
 
 
+QUERY = re.compile(r"(/[^\s?\"']*)\?[^\s\"']*")
+"""A path's query string in a log line: it may hold a seat token (``/ws/matches/ID?token=...``)."""
+
+
+class NoQueries(logging.Filter):
+    """Cuts query strings from every line: uvicorn names each WebSocket it accepts or refuses with
+    its full path, and an API client may give its seat token there."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and "?" in record.msg:
+            record.msg = QUERY.sub(r"\1", record.msg)
+        if isinstance(record.args, tuple) and any(isinstance(a, str) and "?" in a for a in record.args):
+            record.args = tuple(QUERY.sub(r"\1", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
 class Stamp(logging.Filter):
     """Writes the request and match ids on each record as it is made (a handler may format it later,
     out of the request's context)."""
@@ -80,6 +96,7 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     """Send every log line (the server's, uvicorn's) to stderr, as JSON lines or as plain text."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(Stamp())
+    handler.addFilter(NoQueries())
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
