@@ -253,3 +253,46 @@ def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: py
     help_text = runner.invoke(app, ["worker", "--help"], env={"COLUMNS": "200"}).stdout
     for variable in [*env, "MASQUES_LOG_FORMAT"]:
         assert variable in help_text, variable
+
+
+def test_export_writes_a_stored_matchs_full_record(tmp_path: Path) -> None:
+    """The operator's copy of a match, seed and every action, read from the server's database; it
+    replays to the same position as the match."""
+    from masques.engine import load_game
+    from masques.engine.chance import CHANCE_VERSION
+    from masques.server.storage import Append, NewMatch, NewSeat, Storage
+
+    url = f"sqlite:///{tmp_path / 'site.sqlite3'}"
+    storage = Storage(url)
+    storage.migrate()
+    game = load_game("maske", {"players": 3})
+    seed = 2**200 + 7
+    state = game.new_initial_state(seed)
+    storage.create_match(
+        NewMatch(
+            "00000000000000aa",
+            "maske",
+            game.rules_version,
+            dict(game.options),
+            seed,
+            [NewSeat("random")] * 3,
+            chance=CHANCE_VERSION,
+        )
+    )
+    for number in range(12):
+        action = state.legal_actions()[number % len(state.legal_actions())]
+        storage.append_actions([Append("00000000000000aa", number, state.current_player, action)])
+        state.apply(action)
+    storage.engine.dispose()
+
+    out = tmp_path / "full.json"
+    result = runner.invoke(app, ["export", "00000000000000aa", "--database", url, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "maske: 12 actions written" in result.output
+    record = GameRecord.from_json(json.loads(out.read_text("utf-8")))
+    assert (record.seed, record.actions) == (seed, state.history)
+    assert record.replay().observation(None) == state.observation(None)
+    printed = runner.invoke(app, ["export", "00000000000000aa"], env={"MASQUES_DATABASE_URL": url})
+    assert printed.exit_code == 0 and json.loads(printed.stdout) == json.loads(out.read_text("utf-8"))
+    missing = runner.invoke(app, ["export", "ffffffffffffffff", "--database", url])
+    assert missing.exit_code == 2 and "no match 'ffffffffffffffff'" in missing.output

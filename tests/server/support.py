@@ -36,6 +36,7 @@ from masques.games.mascarade.game import cards_of
 from masques.games.masker.game import COLOURS as MASKER_COLOURS
 from masques.server.app import MAX_MESSAGE, create_app
 from masques.server.limits import Limits
+from masques.server.storage import Storage
 
 TIMEOUT = 20.0
 """Seconds any single receive or wait may take (bots run in worker processes that spawn lazily)."""
@@ -763,6 +764,18 @@ def committed_actions(url: str, match_id: str) -> list[int]:
         actions = [int(r[0]) for r in rows]
     engine.dispose()
     return actions
+
+
+def full_record(url: str, match_id: str) -> dict[str, Any]:
+    """A match's full record (seed and every action), read from the database as ``masques export``
+    reads it: the site shares it only for games that hide nothing after the end."""
+    storage = Storage(url)
+    try:
+        record = storage.record(match_id)
+    finally:
+        storage.engine.dispose()
+    assert record is not None, match_id
+    return record.to_json()
 
 
 def set_match_status(url: str, match_id: str, status: str) -> None:

@@ -91,7 +91,7 @@ def test_every_decision_is_judged_from_the_seats_own_view_only(
     game, options, seats = config
     match_id, token = finished_match(server, api, game, options, seats)
     body = analysed(api, match_id, token)
-    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    full = support.full_record(server.database_url, match_id)
     replay = support.Replay(full)
     actions = full["actions"]
     decisions = [

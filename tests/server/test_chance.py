@@ -59,7 +59,11 @@ def test_no_message_before_the_end_holds_the_seed(server: Any, api: httpx.Client
         assert game_seed not in text_ and secret not in text_ and secret_decimal not in text_
         assert '"seed"' not in text_
     support.play_to_end(conns, random.Random(5))
-    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    # after the end too: Mascarade's pool stays hidden, so the site gives no full record of it
+    refused = api.get(f"/api/matches/{match_id}/record", params={"full": "true"})
+    assert refused.status_code == 403 and refused.json()["code"] == "hidden_for_good"
+    assert game_seed not in refused.text
+    full = support.full_record(server.database_url, match_id)  # the operator's copy
     record = GameRecord.from_json(full)
     assert record.seed == int(game_seed) and record.chance == CHANCE_VERSION
     assert record.replay().is_terminal()

@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from masques.cli.main import app as cli
-from masques.engine import GameRecord, load_game
+from masques.engine import GameRecord, game_class, load_game
 from masques.games.mascarade.game import NUM_CARDS, SQUARES
 from masques.games.maske.game import AUCTION
 from masques.server.accounts import COOKIE
@@ -157,9 +157,14 @@ def test_whole_game_through_the_server_leaks_nothing(
 
     final = support.summary(api, match_id)
     assert final["status"] == "finished"
+    full = support.full_record(server.database_url, match_id)
     response = api.get(f"/api/matches/{match_id}/record", params={"full": "true"})
-    assert response.status_code == 200, response.text
-    full = response.json()
+    kept = game_class(game).hidden_after_the_end()
+    if kept:  # the seed would show what stays hidden after the end: only seats' records go out
+        assert response.status_code == 403 and response.json()["code"] == "hidden_for_good", response.text
+        assert str(seed) not in response.text
+    else:
+        assert response.status_code == 200 and response.json() == full, response.text
     assert full["seed"] == seed and full["game"] == game
     assert len(full["actions"]) == final["version"]
     replay = support.Replay(full)

@@ -196,6 +196,55 @@ def test_leave_frees_the_seat_before_the_start_and_is_refused_after(server: Any,
     assert [s["name"] for s in view["seats"]] == ["bob", "carol"]
 
 
+@pytest.mark.parametrize(
+    ("game", "options", "seats"),
+    [("masker", {"players": 2}, 2), ("mascarade", {"players": 3}, 3)],
+)
+def test_before_the_start_a_seat_sees_what_a_spectator_sees(
+    server: Any, api: httpx.Client, game: str, options: dict[str, Any], seats: int
+) -> None:
+    """The deal is made when a match is created, and a seat may be left and another taken until the
+    start: a seat's secrets shown before then would reach whoever held it a moment (a Masker colour,
+    a Mascarade hand).  Its view, record and replay are a spectator's until the match runs."""
+    match_id = support.create_match(api, game, options, ["human"] * seats)["id"]
+    mallory = support.join(api, match_id, "mallory", 0)
+    token = {"x-seat-token": mallory["token"]}
+
+    def spectators() -> tuple[Any, Any, Any]:
+        conn = support.Conn(server.ws_url, match_id)
+        state = conn.first_state()
+        conn.close()
+        record = api.get(f"/api/matches/{match_id}/record").json()
+        replay = api.get(f"/api/matches/{match_id}/replay").json()
+        return state["observation"], record["observations"], [v["observation"] for v in replay]
+
+    public = spectators()
+    peek = support.Conn(server.ws_url, match_id, mallory["token"], 0)
+    seen = peek.first_state()
+    peek.close()
+    assert (seen["seat"], seen["observation"]) == (0, public[0])
+    record = api.get(f"/api/matches/{match_id}/record", headers=token).json()
+    assert record["observations"] == public[1]
+    replay = api.get(f"/api/matches/{match_id}/replay", headers=token).json()
+    assert [v["observation"] for v in replay] == public[2]
+
+    assert api.post(f"/api/matches/{match_id}/leave", json={"token": mallory["token"]}).status_code == 204
+    victim = support.join(api, match_id, "victim", 0)
+    for seat in range(1, seats):
+        support.join(api, match_id, f"p{seat}", seat)
+    assert support.summary(api, match_id)["status"] == "running"
+    conn = support.Conn(server.ws_url, match_id, victim["token"], 0)
+    own = conn.first_state()["observation"]
+    conn.close()
+    assert own != public[0]  # once it runs, seat 0 sees its own secret, which nobody saw before
+    assert (
+        api.get(f"/api/matches/{match_id}/record", headers={"x-seat-token": victim["token"]}).json()[
+            "observations"
+        ][0]
+        == own
+    )
+
+
 def test_listing_by_status(server: Any, api: httpx.Client) -> None:
     open_match = support.create_match(api, "masker", {}, ["human", "human"])
     running = support.create_match(api, "masker", {}, ["human", "random"])

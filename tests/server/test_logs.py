@@ -119,7 +119,7 @@ def test_a_whole_game_logs_its_requests_and_no_secret(server: Any, api: httpx.Cl
     ]
     for secret in secrets:
         assert secret not in text
-    final = support.Replay(api.get(f"/api/matches/{match_id_}/record", params={"full": "true"}).json()).final
+    final = support.Replay(support.full_record(server.database_url, match_id_)).final
     for line in lines:
         assert "hand" not in line and "observation" not in line and "cards" not in line
     assert final.is_terminal()

@@ -129,7 +129,7 @@ def test_reconnect_resumes_with_the_current_view(server: Any, api: httpx.Client)
 
     conns = [back, rest]
     support.play_to_end(conns, rng)
-    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    full = support.full_record(server.database_url, match_id)
     replay = support.Replay(full)
     support.check_messages(replay, [*conns, *closed], seats, tokens.values())
     for conn in conns:

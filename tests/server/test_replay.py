@@ -37,7 +37,7 @@ def _play(
     support.play_to_end(conns, random.Random(seed))
     for conn in conns:
         conn.close()
-    full = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
+    full = support.full_record(server.database_url, match_id)
     return match_id, tokens, support.Replay(full)
 
 

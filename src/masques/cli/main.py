@@ -27,6 +27,7 @@ from .options import load_with_words
 from .output import console, err_console, fail, progress_bar
 from .parts import render_observation, terminal_part
 from .play import TerminalGame, default_record_path, load_record_file, parse_seats, save_record
+from .users import Database
 from .users import app as users_app
 
 app = typer.Typer(
@@ -157,6 +158,31 @@ def replay(
     console.print(
         f"{record.game}: {len(record.actions)} moves replayed, game {status}; scores {final.scores()}"
     )
+
+
+@app.command()
+def export(
+    match_id: Annotated[str, typer.Argument(help="The match's id (as in its address).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the record to this file (default: standard output).")
+    ] = None,
+    database: Database = None,
+) -> None:
+    """Write a stored match's full record (seed and every action) from the server's database.
+
+    The operator's copy, for a dispute or a study: it shows all that the game keeps hidden, where
+    the site gives out only what a seat or a spectator saw (and full records only of games that
+    hide nothing after the end).  `masques replay` plays it back."""
+    from .users import _storage
+
+    record = _storage(database).record(match_id)
+    if record is None:
+        fail(f"no match {match_id!r}")
+    if out is None:
+        sys.stdout.write(record.dumps() + "\n")
+        return
+    out.write_text(record.dumps() + "\n", "utf-8")
+    console.print(f"{record.game}: {len(record.actions)} actions written to {out}")
 
 
 @app.command(context_settings=GAME_OPTIONS)

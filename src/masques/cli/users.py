@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 app = typer.Typer(name="users", help="List, create, reset or disable player accounts.", no_args_is_help=True)
 
 Database = Annotated[
-    str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the user data dir, as `serve`).")
+    str | None,
+    typer.Option(
+        envvar="MASQUES_DATABASE_URL",
+        help="SQLAlchemy URL (default: SQLite in the user data dir, as `serve`).",
+    ),
 ]
 PasswordStdin = Annotated[
     bool, typer.Option("--password-stdin", help="Read the password from standard input (for scripts).")

@@ -161,6 +161,13 @@ class Game(ABC):
     """The game's parts for the upper layers, by kind: ``{"bot": "package.module:ATTRIBUTE"}`` (see
     :func:`masques.engine.registry.game_part`; a kind left out gets that layer's default)."""
 
+    @classmethod
+    def hidden_after_the_end(cls) -> tuple[HiddenField, ...]:
+        """The hidden parts still hidden once the game is over (``until`` other than ``"end"``).  A
+        full record (its seed) shows every part, so such a game's finished matches are shared only
+        as seats' redacted records."""
+        return tuple(part for part in cls.hidden_information if part.until != "end")
+
     def __init__(self, options: Mapping[str, JSON] | None = None) -> None:
         self.options: dict[str, JSON] = self._validate(dict(options or {}))
         self.rules_in_force: str = self.rules_version

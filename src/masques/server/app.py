@@ -487,7 +487,8 @@ def create_app(
         x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
         full: bool = False,
     ) -> dict[str, Any]:
-        """The record as the token's seat saw it, as a spectator (no token), or in full after the end."""
+        """The record as the token's seat saw it, as a spectator (no token), or in full (seed and
+        every action) once the match is over, for a game that hides nothing after its end."""
         await client_of(request, "read")
         token = one_token(token, x_seat_token)
         registry = registry_of(request)
@@ -496,10 +497,19 @@ def create_app(
         if full:
             if match.status != "finished":
                 raise ServerError(409, "not_finished", "the full record is available once the match is over")
+            kept = match.game.hidden_after_the_end()
+            if kept:
+                raise ServerError(
+                    403,
+                    "hidden_for_good",
+                    f"{match.game.name} keeps {', '.join(part.field for part in kept)} hidden after the end: "
+                    "a seat's record (with its token) or a spectator's is what may be downloaded",
+                )
             return rec.to_json()
         seat = await viewer_seat(request, match, token)
+        eyes = seat if match.dealt else None  # before the start, a seat sees what a spectator sees
         try:
-            redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, seat))
+            redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, eyes))
         except RecordError as exc:  # pragma: no cover - the log always replays
             raise ServerError(500, "bad_record", str(exc)) from None
         return redacted

@@ -371,6 +371,13 @@ class LiveMatch:
             "spectators": sum(1 for c in self.clients if c.seat is None),
         }
 
+    @property
+    def dealt(self) -> bool:
+        """Whether the seats see their own hidden information: once the match has started.  The deal
+        is made when the match is created, and until the start a player may leave a seat and take
+        another, so a seat's secrets shown before then could reach the player of another seat."""
+        return self.status != "open"
+
     def view(self, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
         """A seat's (or a spectator's) whole picture of the match, from its observation only.
         ``summary``: this version's :meth:`summary`, when the caller builds every seat's view."""
@@ -387,7 +394,9 @@ class LiveMatch:
             summary = {**summary, "invite": self.invite}  # the players may invite; spectators may not
         if self._words is None or self._words[0] != len(state.history):
             self._words = (len(state.history), recent_log(state, self.actors, {"moves": state.history}))
-        view = state_view(state, seat, summary, self.actors, your_turn=your_turn, words=self._words[1])
+        view = state_view(
+            state, seat, summary, self.actors, your_turn=your_turn, words=self._words[1], dealt=self.dealt
+        )
         if self.end is not None and self.end.get("reason") != "played":
             view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
         return view
@@ -399,7 +408,7 @@ class LiveMatch:
         Each step's view is built exactly as a live view is, from that step's observation alone, so a
         replay shows nothing the seat could not see while playing; nobody can act in it.  (The chat
         is read apart: each line says the version it was said at.)"""
-        game, seed, chance = self.game, self.seed, self.chance
+        game, seed, chance, dealt = self.game, self.seed, self.chance, self.dealt
         actions, actors = list(self.state.history), list(self.actors)
         summary = self.summary()
         end = self.end
@@ -428,7 +437,7 @@ class LiveMatch:
                         for info in summary["seats"]
                     ],
                 }
-                view = state_view(state, seat, step, actors[:version], your_turn=False)
+                view = state_view(state, seat, step, actors[:version], your_turn=False, dealt=dealt)
                 if last and end and end.get("reason") != "played":
                     view["result"] = {"scores": None, "winners": end["winners"], "reason": end["reason"]}
                 out.append(view)
@@ -445,18 +454,20 @@ def state_view(
     *,
     your_turn: bool,
     words: list[dict[str, Any]] | None = None,
+    dealt: bool = True,
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: the observation, the legal moves when it is that seat's
     turn (each with its text and the engine's structured form), the recent moves in words, and once
     the game is over its ``result`` (every seat's score and the winners, public at the end), so a
-    client can show the end of any game without knowing its observation's fields."""
+    client can show the end of any game without knowing its observation's fields.  Not ``dealt``
+    (a match not started yet): the seat observes what a spectator does."""
     legal: list[dict[str, Any]] = []
     if your_turn:
         legal = [
             {"id": a, "label": state.action_to_str(a), "move": state.action_to_json(a)}
             for a in state.legal_actions()
         ]
-    observation = state.observation(seat)
+    observation = state.observation(seat if dealt else None)
     return {
         "type": "state",
         "match": summary,

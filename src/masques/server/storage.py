@@ -49,6 +49,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from ..engine.records import GameRecord
 from ..extras import require
 from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
 
@@ -482,6 +483,14 @@ class Storage:
                 select(ActionRow.action).where(ActionRow.match_id == match_id).order_by(ActionRow.number)
             )
             return list(rows)
+
+    def record(self, match_id: str) -> GameRecord | None:
+        """A match's full record as stored (seed and every action); None if there is no such match."""
+        row = self.match(match_id)
+        if row is None:
+            return None
+        actions = [action for _, action in self.log(match_id)]
+        return GameRecord(row.game, row.rules_version, dict(row.options), row.the_seed, actions, row.chance)
 
     def log(self, match_id: str) -> list[tuple[int, int]]:
         """(seat, action) for every action, in order."""
