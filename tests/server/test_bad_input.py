@@ -311,3 +311,114 @@ def test_http_bodies_over_64_kib_are_refused_without_a_content_length(api: httpx
     response = api.post("/api/matches", content=chunks(), headers={"content-type": "application/json"})
     assert response.request.headers.get("transfer-encoding") == "chunked"
     assert response.status_code == 413, (response.status_code, response.text)
+
+
+LONE = "\\ud800"
+"""A JSON escape of half a surrogate pair, alone: JSON decodes it, but it is no character."""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"game": "blokus3d", "options": {"structure": "custom", "custom_structure": '
+        '{"name": "x' + LONE + '", "heights": ["22"]}}}',
+        '{"game": "masker", "options": {"variant": "' + LONE + '"}}',
+        '{"game": "masker' + LONE + '"}',
+        '{"game": "masker", "options": {"' + LONE + '": 1}}',
+    ],
+)
+def test_text_that_is_not_unicode_is_refused_and_stores_nothing(api: httpx.Client, body: str) -> None:
+    """Such text could be neither stored nor written into an answer: one request once left a match
+    that broke the lobby's listing for everyone."""
+    before = {m["id"] for m in api.get("/api/matches").json()}
+    response = api.post("/api/matches", content=body.encode(), headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad_json"
+    listing = api.get("/api/matches")
+    assert listing.status_code == 200 and {m["id"] for m in listing.json()} == before
+    name = '{"name": "\\ud83d\\ude00 ann"}'
+    created = support.create_match(api, "masker", {}, ["human", "human"])
+    joined = api.post(  # a pair of surrogate escapes is one character: it is fine
+        f"/api/matches/{created['id']}/join",
+        content=name.encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert (
+        joined.status_code == 200
+        and support.summary(api, created["id"])["seats"][0]["name"] == "\U0001f600 ann"
+    )
+
+
+def test_a_hello_whose_token_is_not_unicode_is_refused(server: Any, api: httpx.Client) -> None:
+    created = support.create_match(api, "masker", {"players": 2}, ["human", "human"])
+    conn = support.Conn(server.ws_url, created["id"], via="nothing")
+    conn.ws.send('{"type": "hello", "token": "' + LONE + '"}')
+    error = conn.recv()
+    assert (error["type"], error["code"]) == ("error", "bad_hello")
+    assert conn.closed_code() == 4400
+
+
+def test_secrets_that_are_not_ascii_are_refused_like_wrong_ones(server: Any, api: httpx.Client) -> None:
+    """An invite code or a CSRF token is compared in constant time, whatever text a client sends."""
+    private = api.post(
+        "/api/matches", json={"game": "masker", "seats": [{"kind": "human"}] * 2, "private": True}
+    ).json()
+    for invite in ("café", "\U0001f600" * 8):
+        refused = api.post(f"/api/matches/{private['id']}/join", json={"name": "x", "invite": invite})
+        assert refused.status_code == 403 and refused.json()["code"] == "bad_invite", refused.text
+    assert not any(s["taken"] for s in support.summary(api, private["id"])["seats"])
+    with support.browser(server) as guest:
+        support.signed(guest, guest.post("/api/guest", json={"name": "g"}))
+        body = {"game": "masker", "seats": [{"kind": "human"}] * 2}
+        forged = guest.post("/api/matches", json=body, headers={"x-csrf-token": "été".encode("latin-1")})
+        assert forged.status_code == 403 and forged.json()["code"] == "csrf", forged.text
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "content", "status", "code"),
+    [
+        ("GET", "/api/nothing-here", None, 404, "not_found"),
+        ("DELETE", "/api/matches", None, 405, "method_not_allowed"),
+        ("POST", "/api/matches", b'{"game": "masker", "seed": ' + b"9" * 5000 + b"}", 400, "bad_json"),
+        ("POST", "/api/matches", b'{"game": "masker", "options": {"a": \xff}}', 400, "bad_json"),
+        ("POST", "/api/matches", b"[" * 100_00 + b"]" * 100_00, 400, "bad_json"),
+    ],
+)
+def test_the_frameworks_own_refusals_have_the_apis_shape(
+    api: httpx.Client, *, method: str, path: str, content: bytes | None, status: int, code: str
+) -> None:
+    response = api.request(method, path, content=content, headers={"content-type": "application/json"})
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"code", "message"} and body["code"] == code and body["message"], body
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        ({"clock": {"kind": "fischer", "base": 60, "incremnt": 30}}, "'incremnt'"),
+        ({"clock": {"kind": "correspondence", "days": 1, "hours": 5}}, "'hours'"),
+        ({"turn_seconds": 30, "at_zero": "lose"}, "at_zero"),
+        ({"clock": {"kind": "turn", "seconds": 30}, "at_zero": "bot"}, "at_zero"),
+        ({"at_zero": "lose"}, "at_zero"),
+        ({"clock": {"kind": "turn", "seconds": 3601}}, "1..3600"),
+        ({"clock": {"kind": "turn", "seconds": True}}, "1..3600"),
+    ],
+)
+def test_a_time_control_is_taken_as_asked_or_refused(
+    api: httpx.Client, extra: dict[str, Any], fragment: str
+) -> None:
+    """Nothing of a clock request is dropped in silence: a misspelt field or an ``at_zero`` that the
+    clock does not use would have made another match than the one asked for."""
+    before = {m["id"] for m in api.get("/api/matches").json()}
+    response = api.post("/api/matches", json={"game": "masker", **extra})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad_clock" and fragment in response.json()["message"]
+    assert {m["id"] for m in api.get("/api/matches").json()} == before
+
+
+def test_a_per_turn_clock_takes_the_same_seconds_either_way(api: httpx.Client) -> None:
+    by_field = api.post("/api/matches", json={"game": "masker", "turn_seconds": 5})
+    by_clock = api.post("/api/matches", json={"game": "masker", "clock": {"kind": "turn", "seconds": 5}})
+    assert by_field.status_code == by_clock.status_code == 201, (by_field.text, by_clock.text)
+    assert by_field.json()["turn_seconds"] == by_clock.json()["turn_seconds"] == 5

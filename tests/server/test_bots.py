@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import logging
 import random
 import threading
@@ -95,6 +96,32 @@ def test_a_decision_that_runs_too_long_times_out() -> None:
         queue.close()
 
     asyncio.run(scenario())
+
+
+def test_a_decision_that_fails_after_its_pool_was_replaced_is_not_reported_as_lost() -> None:
+    """A stuck decision makes the queue replace its pool; when the old worker ends at last, with an
+    error, the queue reads that error (it settled the decision at the restart) instead of leaving
+    it to the event loop's "exception was never retrieved" traceback."""
+
+    def late_failure() -> int:
+        time.sleep(0.5)
+        raise RuntimeError("the old worker's error")
+
+    async def scenario() -> list[str]:
+        reports: list[str] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, ctx: reports.append(ctx["message"]))
+        queue = FairQueue(1, 0.1, _threads(1))
+        with pytest.raises(TimeoutError):
+            await queue.run("a", late_failure)
+        await asyncio.sleep(0.2)
+        assert queue.generation == 1  # stuck for twice its time: the pool was replaced
+        await asyncio.sleep(0.5)  # the old worker fails meanwhile
+        gc.collect()
+        await asyncio.sleep(0.05)
+        queue.close()
+        return reports
+
+    assert asyncio.run(scenario()) == []
 
 
 def test_a_failing_level_gives_way_to_the_next_lower_one(caplog: pytest.LogCaptureFixture) -> None:

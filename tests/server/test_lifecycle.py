@@ -191,13 +191,14 @@ def test_alone_an_absent_player_s_seat_goes_to_a_bot_by_itself(quick: support.Th
 def test_open_matches_nobody_joins_expire_and_leave_the_lobby(quick: support.ThreadServer) -> None:
     with httpx.Client(base_url=quick.base_url, timeout=support.TIMEOUT) as api:
         match_id = support.create_match(api, "maske", {"players": 3}, ["human", "human", "easy"])["id"]
-        support.join(api, match_id, "early", 0)
+        early = support.join(api, match_id, "early", 0)["token"]
         assert match_id in [m["id"] for m in api.get("/api/matches").json()]
         wait_for(
             lambda: support.summary(api, match_id)["status"] == "expired", "the open match never expired"
         )
         assert match_id not in [m["id"] for m in api.get("/api/matches").json()]
         error(api.post(f"/api/matches/{match_id}/join", json={"name": "late"}), 409, "expired")
+        error(api.post(f"/api/matches/{match_id}/leave", json={"token": early}), 409, "expired")
         assert support.summary(api, match_id)["seats"][1]["taken"] is False
 
 

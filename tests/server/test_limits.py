@@ -245,3 +245,29 @@ def test_the_analysis_level_is_a_search_level_from_the_environment_or_a_flag() -
     for bad in ("greedy", "random", "grandmaster"):
         with pytest.raises(ValueError, match="analysis level"):
             Limits.from_env({"MASQUES_ANALYSIS_LEVEL": bad})
+
+
+def test_a_rematch_counts_against_the_cap_on_matches_with_bots(serve: Any) -> None:
+    """A rematch with bots is one more match with bots of its owner: over the cap it is refused as a
+    new match would be, and the offer stays open."""
+    server = serve(max_bot_matches=1)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        first = support.create_match(api, "masker", {"players": 2}, ["human", "random"])["id"]
+        token = support.join(api, first, "ann", 0)["token"]
+        resigned = api.post(f"/api/matches/{first}/resign", headers={"X-Seat-Token": token})
+        assert resigned.status_code == 200, resigned.text
+        support.create_match(api, "masker", {"players": 2}, ["human", "random"])  # at the cap again
+        before = _count(server)
+        _refused_429(
+            api.post(f"/api/matches/{first}/rematch", json={"accept": True}, headers={"X-Seat-Token": token}),
+            code="too_many_bot_matches",
+        )
+        assert _count(server) == before
+
+
+def test_renaming_a_guest_counts_against_the_catch_all_limit(serve: Any) -> None:
+    server = serve(rates={"api": "5/minute"})
+    with support.browser(server) as guest:
+        support.signed(guest, guest.post("/api/guest", json={"name": "g"}))
+        codes = [guest.post("/api/guest", json={"name": f"g{i}"}).status_code for i in range(6)]
+        assert codes[:4] == [200] * 4 and codes[4:] == [429, 429]

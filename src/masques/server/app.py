@@ -30,6 +30,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import (
@@ -52,13 +53,23 @@ from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
-from .security import DOCS_ASSETS, SecurityHeaders, check_display_name, docs_assets, docs_page
+from .security import (
+    DOCS_ASSETS,
+    LONE_SURROGATE,
+    SecurityHeaders,
+    check_display_name,
+    docs_assets,
+    docs_page,
+    lone_surrogates,
+)
 from .storage import FileOwner, Storage
 
 MAX_BODY = 64 * 1024
 READY_TIMEOUT = 2.0
 """Seconds the database and Redis get to answer a readiness check."""
 MAX_MESSAGE = 4 * 1024
+TURN_SECONDS_MAX = 3600
+"""The longest per-turn clock, in seconds (a person's turn; then a bot moves for them)."""
 FLOOD_CLOSE = 50
 """Refused messages in a row after which a WebSocket is closed (code 1008)."""
 HELLO_TIMEOUT = 3.0
@@ -83,7 +94,9 @@ class CreateMatch(BaseModel):
         lt=2**256,
         description="practice only: allowed when at most one seat is a person (default: a secret deal)",
     )
-    turn_seconds: int = Field(default=0, ge=0, le=3600, description="per-turn clock for humans; 0 = none")
+    turn_seconds: int = Field(
+        default=0, ge=0, le=TURN_SECONDS_MAX, description="per-turn clock for humans; 0 = none"
+    )
     private: bool = Field(
         default=False, description="not listed in the lobby; joined by its invite link only"
     )
@@ -161,6 +174,11 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        if LONE_SURROGATE.search(body) and _not_unicode(body):
+            reason = "the body holds text that is not Unicode (a lone surrogate)"
+            response = JSONResponse({"code": "bad_json", "message": reason}, 400)
+            await response(scope, receive, send)
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -178,6 +196,20 @@ class BodyLimit:
             {"code": "too_large", "message": f"bodies are limited to {MAX_BODY} bytes"}, 413
         )
         await response(scope, receive, send)
+
+
+def _not_unicode(body: bytes) -> bool:
+    """Whether a JSON body holds a string that is no Unicode text (refused before any route sees it,
+    as it could be neither stored nor written into an answer)."""
+    try:
+        return lone_surrogates(json.loads(body))
+    except (ValueError, RecursionError):
+        return False  # not JSON at all: the route's own parsing refuses it
+
+
+HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+"""The refusal codes of the HTTP framework's own errors (an unknown path, a wrong method, a body
+that cannot be parsed)."""
 
 
 def create_app(
@@ -263,6 +295,21 @@ def create_app(
         for kind in kinds:
             await rates.check(kind, key)
         return key
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+        """The framework's own refusals in the API's shape, ``{"code", "message"}``."""
+        if exc.status_code < 400:  # pragma: no cover - the framework raises these for errors only
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        code = HTTP_CODES.get(exc.status_code, "bad_request" if exc.status_code < 500 else "server_error")
+        message = {
+            404: "no such page or API route",
+            405: "this route does not take that method",
+        }.get(exc.status_code, str(exc.detail))
+        if exc.status_code == 400 and "parsing the body" in str(exc.detail):
+            message = "the body is not valid JSON (or is nested too deeply, or holds a number too long)"
+            code = "bad_json"
+        return JSONResponse({"code": code, "message": message}, exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -357,16 +404,27 @@ def create_app(
             if (
                 set(body.clock) != {"kind", "seconds"}
                 or not isinstance(seconds, int)
-                or not 30 <= seconds <= 3600
+                or isinstance(seconds, bool)
+                or not 1 <= seconds <= TURN_SECONDS_MAX
             ):
                 raise ServerError(
-                    400, "bad_clock", "a per-turn clock is {'kind': 'turn', 'seconds': 30..3600}"
+                    400,
+                    "bad_clock",
+                    f"a per-turn clock is {{'kind': 'turn', 'seconds': 1..{TURN_SECONDS_MAX}}} "
+                    "(as turn_seconds)",
                 )
             if turn_seconds and turn_seconds != seconds:
                 raise ServerError(
                     400, "bad_clock", "a match has one clock: give either turn_seconds or a clock"
                 )
             turn_seconds = seconds
+        if body.at_zero is not None and (body.clock is None or body.clock.get("kind") == "turn"):
+            raise ServerError(
+                400,
+                "bad_clock",
+                "at_zero applies to a fischer or correspondence clock: a per-turn clock always lets a "
+                "bot move for a person whose turn runs out",
+            )
         match = await registry_of(request).create(
             body.game,
             body.options,
@@ -749,7 +807,9 @@ async def read_hello(websocket: WebSocket) -> tuple[str | None, Message | None]:
     if not isinstance(data, dict) or data.get("type") != "hello":
         return None, message
     token = data.get("token")
-    well_formed = token is None or (isinstance(token, str) and 0 < len(token) <= 200)
+    well_formed = token is None or (
+        isinstance(token, str) and 0 < len(token) <= 200 and not lone_surrogates(token)
+    )
     if set(data) - {"type", "token"} or not well_formed:
         raise ServerError(
             400, "bad_hello", 'a hello is {"type": "hello"} or {"type": "hello", "token": "<seat token>"}'

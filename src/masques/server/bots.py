@@ -155,9 +155,9 @@ class FairQueue:
             done.add_done_callback(partial(self._completed, item, self.generation))
 
     def _completed(self, item: _Queued, generation: int, done: asyncio.Future[Any]) -> None:
+        exc = None if done.cancelled() else done.exception()  # read, so it is never reported unread
         if generation != self.generation:
             return  # its pool was replaced; the item was settled then
-        exc = None if done.cancelled() else done.exception()
         if self.observe is not None and item.started is not None:
             self.observe(time.monotonic() - item.started)
         if done.cancelled() or isinstance(exc, BrokenProcessPool):

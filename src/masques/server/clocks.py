@@ -38,6 +38,13 @@ def control(spec: dict[str, Any] | None, *, turn_seconds: int) -> dict[str, Any]
         return None
     if turn_seconds:
         raise ClockError("a match has one clock: give either turn_seconds or a clock")
+    fields = {FISCHER: {"kind", "base", "increment"}, CORRESPONDENCE: {"kind", "days"}}.get(str(kind))
+    unknown = set(spec) - fields if fields is not None else set()
+    if unknown:
+        raise ClockError(
+            f"a {kind} clock has no {', '.join(sorted(map(repr, unknown)))}: its fields are "
+            f"{', '.join(sorted(fields or ()))}"
+        )
     if kind == FISCHER:
         base, increment = spec.get("base"), spec.get("increment", 0)
         if not _whole(base) or not BASE_RANGE[0] <= base <= BASE_RANGE[1]:

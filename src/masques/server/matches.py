@@ -49,6 +49,7 @@ from .fanout import Fanout, Moved
 from .limits import Limits, RateLimiter
 from .metrics import Metrics
 from .ratings import ranks_from_returns, ranks_from_winners
+from .security import same_secret
 from .storage import (
     Append,
     ChatRow,
@@ -777,16 +778,8 @@ class Registry:
             )
         with_bots = any(kind != HUMAN for kind in seats)
         async with self._create_lock if with_bots and owner else contextlib.nullcontext():
-            if with_bots and owner and self.limits.max_bot_matches:
-                active = await asyncio.to_thread(self.storage.active_bot_matches, owner)
-                if active >= self.limits.max_bot_matches:
-                    raise ServerError(
-                        429,
-                        "too_many_bot_matches",
-                        f"one client may have {self.limits.max_bot_matches} matches with bots open or "
-                        "being played at once: finish or leave one first",
-                        retry_after=30,
-                    )
+            if with_bots and owner:
+                await self._check_bot_cap(owner)
             match = await self._insert(
                 game,
                 seats=seats,
@@ -989,7 +982,7 @@ class Registry:
                 raise ServerError(
                     403, "invite_required", "this match is private: join it with its invite link"
                 )
-            if not secrets.compare_digest(invite, match.invite):
+            if not same_secret(invite, match.invite):
                 raise ServerError(403, "bad_invite", "this invite code is not this match's")
         async with match.lock:
             if key_hash is not None:
@@ -1039,6 +1032,8 @@ class Registry:
 
     async def leave(self, match: LiveMatch, seat: int) -> None:
         async with match.lock:
+            if match.status == "expired":
+                raise ServerError(409, "expired", "the match expired before it started: nothing to leave")
             if match.status != "open":
                 raise ServerError(409, "started", "the match has started: your seat stays yours")
             await self._write(partial(self.storage.release_seat, match.id, seat))
@@ -1382,6 +1377,21 @@ class Registry:
         if self.fanout is not None:
             await self.fanout.publish(match.id)
 
+    async def _check_bot_cap(self, owner: str) -> None:
+        """429 if ``owner`` has as many matches with bots open or running as a client may (a new one,
+        created or a rematch, would be one more); under ``_create_lock``."""
+        if not self.limits.max_bot_matches:
+            return
+        active = await asyncio.to_thread(self.storage.active_bot_matches, owner)
+        if active >= self.limits.max_bot_matches:
+            raise ServerError(
+                429,
+                "too_many_bot_matches",
+                f"one client may have {self.limits.max_bot_matches} matches with bots open or "
+                "being played at once: finish or leave one first",
+                retry_after=30,
+            )
+
     async def answer_rematch(self, match: LiveMatch, seat: int, accept: bool) -> None:
         """One player's answer to the match's one rematch offer.  When every person has accepted,
         one new match starts: the same game, options, clock, people and bots, seats turned by one."""
@@ -1424,7 +1434,11 @@ class Registry:
             deadline=deadline,
             to_move=to_move,
         )
-        async with match.lock:
+        with_bots = any(s.kind != HUMAN for s in seats)
+        capped = accept and with_bots and match.owner is not None
+        async with self._create_lock if capped else contextlib.nullcontext(), match.lock:
+            if capped and match.owner is not None:  # the rematch is one more of its owner's
+                await self._check_bot_cap(match.owner)
             try:
                 offer = await asyncio.to_thread(
                     self.storage.answer_rematch, match.id, seat, accept, humans, spec

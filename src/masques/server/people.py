@@ -4,7 +4,6 @@ and the request dependencies that tell who a request comes from (see ``accounts.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -22,7 +21,7 @@ from .limits import client_key
 from .matches import Player, Registry
 from .ratings import Skill
 from .schema import errors
-from .security import check_display_name
+from .security import check_display_name, same_secret
 from .storage import PlayerRow, Storage, aware
 
 GUEST_NAME = "Guest"
@@ -108,7 +107,7 @@ async def acting(request: Request) -> SignedIn | None:
     signed = await signed_in(request)
     if signed is not None:
         given = request.headers.get(CSRF_HEADER, "")
-        if not given or not secrets.compare_digest(given, signed.csrf):
+        if not given or not same_secret(given, signed.csrf):
             raise ServerError(
                 403, "csrf", f"a request with a session cookie needs the session's {CSRF_HEADER} header"
             )
@@ -176,6 +175,7 @@ def router(guard: LoginGuard) -> APIRouter:
         signed = await acting(request)
         name = body.name.strip() if body.name and body.name.strip() else None
         if signed is not None:
+            await limit(request)  # a rename is a write like any other
             if name and signed.player.kind == "guest":
                 await asyncio.to_thread(storage_of(request).rename_guest, signed.player.id, name)
                 return me(SignedIn(Player(signed.player.id, name, "guest"), signed.token_hash, signed.csrf))
@@ -246,6 +246,7 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/logout", status_code=204, responses=errors(401, 403, 413))
     async def logout(request: Request, response: Response) -> None:
         signed = await acting(request)
+        await limit(request)
         if signed is not None:
             storage = storage_of(request)
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import re
 import unicodedata
 from collections.abc import Collection, Iterator
@@ -153,3 +154,29 @@ def check_display_name(name: str) -> str:
             {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
         )
     return name
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Whether a secret a client sent (a CSRF token, an invite code) is the expected one, in constant
+    time; any text compares (``secrets.compare_digest`` refuses strings that are not ASCII)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
+
+
+LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate: either half of a pair, or a lone one that is no character."""
+
+
+def lone_surrogates(value: object) -> bool:
+    """Whether a decoded JSON value holds text that is not Unicode (a lone surrogate escape, which
+    Python decodes but which can be neither stored nor sent on as UTF-8)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(lone_surrogates(k) or lone_surrogates(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(lone_surrogates(v) for v in value)
+    return False

@@ -216,7 +216,7 @@ class ActionRow(Base):
 
 
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()  # any text: no seat's
 
 
 # The statements of a move, built once (the commonest write: no ORM, no statement to build).

@@ -65,3 +65,13 @@ def test_b3_2_any_document_parses_or_is_refused_with_a_structure_error(doc: Any)
 @given(doc=DOC)
 def test_b3_2_any_custom_structure_option_makes_a_game_or_an_invalid_option_error(doc: Any) -> None:
     _check_game(doc)
+
+
+@pytest.mark.parametrize(
+    "name", ["x\ud800", "\u202eevil", "tab\there", "a\x00", "private\ue000", "new\u2028line"]
+)
+def test_b3_2_a_custom_structure_name_is_plain_text(name: str) -> None:
+    """Every seat is shown the name: nothing in it may hide, reorder or break the text around it."""
+    with pytest.raises(StructureError, match=r"'name' must be plain text: character \d+"):
+        parse_custom_grid({"name": name, "heights": ["22"]})
+    assert parse_custom_grid({"name": "Hügel 🏔", "heights": ["22"]}).name == "Hügel 🏔"

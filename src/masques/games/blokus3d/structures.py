@@ -9,6 +9,7 @@ exactly what is wrong.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 BOARD_SIZE = 10
 MAX_CUSTOM_HEIGHT = 10
 DIGITS = "0123456789"
+UNSHOWN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+"""Unicode categories a structure's name may not hold: they hide, reorder or break the text."""
 
 Grid = tuple[tuple[int, ...], ...]
 """``grid[x][y]``: the height limit of column (x, y) on the 10x10 board."""
@@ -87,6 +90,12 @@ def parse_custom_grid(doc: Any) -> Structure:
     name = doc.get("name", "Custom")
     if not isinstance(name, str) or not name.strip() or len(name) > 40:
         raise StructureError("'name' must be a non-empty string of at most 40 characters")
+    for position, char in enumerate(name, start=1):  # every seat is shown the name as it is
+        if unicodedata.category(char) in UNSHOWN:
+            raise StructureError(
+                f"'name' must be plain text: character {position} (U+{ord(char):04X}) is a control, "
+                "format, separator, surrogate, private-use or unassigned character"
+            )
     rows_in = doc.get("heights")
     if not isinstance(rows_in, list) or not rows_in:
         raise StructureError("'heights' must be a non-empty list of rows")
