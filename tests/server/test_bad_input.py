@@ -422,3 +422,19 @@ def test_a_per_turn_clock_takes_the_same_seconds_either_way(api: httpx.Client) -
     by_clock = api.post("/api/matches", json={"game": "masker", "clock": {"kind": "turn", "seconds": 5}})
     assert by_field.status_code == by_clock.status_code == 201, (by_field.text, by_clock.text)
     assert by_field.json()["turn_seconds"] == by_clock.json()["turn_seconds"] == 5
+
+
+@pytest.mark.parametrize(
+    ("content", "kind", "fragment"),
+    [
+        (None, None, "the body: Field required"),
+        (b'{"game": "masker"}', "text/plain", "Content-Type: application/json"),
+    ],
+)
+def test_a_missing_body_or_one_not_sent_as_json_is_named_as_such(
+    api: httpx.Client, content: bytes | None, kind: str | None, fragment: str
+) -> None:
+    headers = {"content-type": kind} if kind else {}
+    response = api.post("/api/matches", content=content, headers=headers)
+    assert response.status_code == 400 and response.json()["code"] == "bad_request", response.text
+    assert fragment in response.json()["message"]

@@ -312,10 +312,14 @@ def create_app(
         return JSONResponse({"code": code, "message": message}, exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'] if p != 'body')}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'the body'}: {e['msg']}"
+            for e in exc.errors()
         )
+        kind = request.headers.get("content-type", "")
+        if any(e["loc"] == ("body",) for e in exc.errors()) and "json" not in kind:
+            problems += " (send the body as JSON, with Content-Type: application/json)"
         return JSONResponse({"code": "bad_request", "message": problems or "malformed request"}, 400)
 
     @app.get("/", include_in_schema=False)

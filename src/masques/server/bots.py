@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
@@ -200,7 +201,8 @@ class FairQueue:
         self.generation += 1
         for item in list(self.in_flight):
             self._finish(item, None, BotError(why))
-        stop_executor(old)
+        # Its workers are ended off the event loop: waiting for them to exit would stall every match.
+        threading.Thread(target=stop_executor, args=(old,), name="masques-old-pool", daemon=True).start()
         self.pool = self._adopt(self.pool_factory())
 
     def close(self) -> None:
