@@ -70,6 +70,29 @@ def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client
     seat.close()
 
 
+@pytest.mark.parametrize(("game", "field"), [("masker", "tokens"), ("mascarade", "hands")])
+def test_a_resigned_match_shows_what_the_games_end_shows(
+    server: Any, api: httpx.Client, game: str, field: str
+) -> None:
+    """MK-15, MC-3: colours and hands are public at the end of the game; a match that stops before
+    it, by a resignation, shows them as well: to the seats, the spectators and in the replay."""
+    match_id, tokens = two_players(api, game)
+    watcher = support.Conn(server.ws_url, match_id)
+    assert watcher.first_state()["observation"][field] is None  # hidden while the match runs
+    watcher.close()
+    assert api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[0])).status_code == 200
+    full = support.full_record(server.database_url, match_id)
+    truth = support.Replay(full).final.stopped_observation(None)
+    assert isinstance(truth, dict) and truth[field] is not None
+    for token, seat in ((None, None), (tokens[0], 0), (tokens[1], 1)):
+        conn = support.Conn(server.ws_url, match_id, token, seat)
+        assert conn.first_state()["observation"][field] == truth[field]
+        conn.close()
+        replay = api.get(f"/api/matches/{match_id}/replay", headers=as_seat(token) if token else {}).json()
+        assert replay[-1]["observation"][field] == truth[field]
+        assert all(step["observation"][field] is None for step in replay[:-1])
+
+
 def test_mk_3_in_masker_with_four_players_the_team_resigns(api: httpx.Client) -> None:
     """MK-3: seats 0 and 2 play against 1 and 3; one partner's resignation is the team's."""
     match_id = support.create_match(api, "masker", {"players": 4}, ["human", "random", "human", "random"])[

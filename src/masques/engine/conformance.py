@@ -277,7 +277,8 @@ def check_hidden_variation(
     game: Game, state: State, part: HiddenField, variation: HiddenVariation, where: str
 ) -> None:
     """One variation of a declared hidden part: a real change, seen by the seats allowed to see it
-    and by no one else (observations and, for the player to move, the legal actions)."""
+    and by no one else (observations, what a stopped match shows, and the legal actions of the
+    player to move)."""
     name = f"{game!r}: hidden part {part.field!r} (visible to {part.visible_to}, until {part.until})"
     other = variation.state
     assert isinstance(variation, HiddenVariation) and isinstance(other, State), (
@@ -307,6 +308,11 @@ def check_hidden_variation(
                 f"{name}: LEAK: {_who(seat)} may not see this part, but its observation changes when "
                 f"only this part changes {where} (keys that differ: {_differing_keys(before, after)}; "
                 f"seats allowed to see this change: {sorted(seers)})"
+            )
+        if part.until != "end" and seat not in seers:  # a stopped match shows only what its end does
+            assert _dump(state.stopped_observation(seat)) == _dump(other.stopped_observation(seat)), (
+                f"{name}: LEAK: {_who(seat)} may not see this part even once the match has stopped, "
+                f"but what a stopped match shows it changes when only this part changes {where}"
             )
     mover = state.current_player
     if mover != TERMINAL and mover not in seers:

@@ -399,6 +399,13 @@ class State(ABC):
     def observation(self, seat: int | None) -> JSON:
         """Everything ``seat`` may know (``None`` = spectator), as a JSON-safe dict."""
 
+    def stopped_observation(self, seat: int | None) -> JSON:
+        """What ``seat`` sees once its match has stopped before the game's end (a resignation, a
+        time-out, a claim): the observation with the parts declared public at the end
+        (``until="end"``) shown, as the game's own end would show them.  The default shows nothing
+        more: a game with such parts says how to show them."""
+        return self.observation(seat)
+
     @abstractmethod
     def serialize(self) -> JSON:
         """The full true state as JSON, hidden parts included: for tests and storage, never for a seat."""

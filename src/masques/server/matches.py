@@ -395,10 +395,18 @@ class LiveMatch:
             summary = {**summary, "invite": self.invite}  # the players may invite; spectators may not
         if self._words is None or self._words[0] != len(state.history):
             self._words = (len(state.history), recent_log(state, self.actors, {"moves": state.history}))
+        stopped = self.end is not None and self.end.get("reason") != "played"
         view = state_view(
-            state, seat, summary, self.actors, your_turn=your_turn, words=self._words[1], dealt=self.dealt
+            state,
+            seat,
+            summary,
+            self.actors,
+            your_turn=your_turn,
+            words=self._words[1],
+            dealt=self.dealt,
+            stopped=stopped,
         )
-        if self.end is not None and self.end.get("reason") != "played":
+        if stopped and self.end is not None:
             view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
         return view
 
@@ -438,8 +446,11 @@ class LiveMatch:
                         for info in summary["seats"]
                     ],
                 }
-                view = state_view(state, seat, step, actors[:version], your_turn=False, dealt=dealt)
-                if last and end and end.get("reason") != "played":
+                stopped = bool(last and end and end.get("reason") != "played")
+                view = state_view(
+                    state, seat, step, actors[:version], your_turn=False, dealt=dealt, stopped=stopped
+                )
+                if stopped and end is not None:
                     view["result"] = {"scores": None, "winners": end["winners"], "reason": end["reason"]}
                 out.append(view)
             return out
@@ -456,19 +467,26 @@ def state_view(
     your_turn: bool,
     words: list[dict[str, Any]] | None = None,
     dealt: bool = True,
+    stopped: bool = False,
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: the observation, the legal moves when it is that seat's
     turn (each with its text and the engine's structured form), the recent moves in words, and once
     the game is over its ``result`` (every seat's score and the winners, public at the end), so a
     client can show the end of any game without knowing its observation's fields.  Not ``dealt``
-    (a match not started yet): the seat observes what a spectator does."""
+    (a match not started yet): the seat observes what a spectator does; ``stopped`` (a match that
+    ended before its game did): what the game shows at its end is shown."""
     legal: list[dict[str, Any]] = []
     if your_turn:
         legal = [
             {"id": a, "label": state.action_to_str(a), "move": state.action_to_json(a)}
             for a in state.legal_actions()
         ]
-    observation = state.observation(seat if dealt else None)
+    if not dealt:
+        observation = state.observation(None)
+    elif stopped:
+        observation = state.stopped_observation(seat)
+    else:
+        observation = state.observation(seat)
     return {
         "type": "state",
         "match": summary,

@@ -85,3 +85,34 @@ def test_mc_3_the_mutation_check_catches_a_leaked_pool_order(monkeypatch: pytest
     monkeypatch.setattr(MascaradeState, "observation", leaky)
     with pytest.raises(AssertionError, match=r"hidden part '(pool|hands)'.*LEAK: .*'next_draw'"):
         conformance.check_hidden_information(g, 7)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mc_3_a_match_stopped_before_the_end_shows_every_hand_and_nothing_more(players: int) -> None:
+    """Hands are public at the end: a resigned or timed-out match shows them too, and the rest of
+    what each seat sees is unchanged (the pool's order stays hidden)."""
+    g = MascaradeGame({"players": players})
+    for state in positions(g, 11)[:-1]:
+        for seat in [None, *range(players)]:
+            stopped, seen = state.stopped_observation(seat), state.observation(seat)
+            assert isinstance(stopped, dict) and isinstance(seen, dict)
+            assert stopped["hands"] == [cards_of(h) for h in state.hands]
+            assert {k: v for k, v in stopped.items() if k != "hands"} == {
+                k: v for k, v in seen.items() if k != "hands"
+            }
+
+
+def test_mc_3_the_mutation_check_catches_a_stopped_match_that_shows_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    g = MascaradeGame({"players": 2})
+    honest = MascaradeState.stopped_observation
+
+    def leaky(self: MascaradeState, seat: int | None) -> JSON:
+        obs = honest(self, seat)
+        obs["pool"] = list(self.pool)
+        return obs
+
+    monkeypatch.setattr(MascaradeState, "stopped_observation", leaky)
+    with pytest.raises(AssertionError, match=r"hidden part 'pool'.*LEAK: .*once the match has stopped"):
+        conformance.check_hidden_information(g, 7)

@@ -95,3 +95,20 @@ def test_mk_15_a_leak_of_one_partner_colour_is_caught(monkeypatch: pytest.Monkey
     for players in (2, 3, 4):
         with pytest.raises(AssertionError, match=r"LEAK: seat \d may not see.*'next_colour'"):
             conformance.check_hidden_information(MaskerGame({"players": players}), 7)
+
+
+@pytest.mark.parametrize(("players", "variant"), CONFIGS)
+def test_mk_15_a_match_stopped_before_the_end_shows_every_token_and_nothing_more(
+    players: int, variant: str
+) -> None:
+    """The tokens are revealed at the end: a resigned or timed-out match shows them too, and the rest
+    of what each seat sees is unchanged."""
+    g = MaskerGame({"players": players, "variant": variant})
+    for state in positions(g, 5)[:-1]:
+        for seat in [None, *range(players)]:
+            stopped, seen = state.stopped_observation(seat), state.observation(seat)
+            assert isinstance(stopped, dict) and isinstance(seen, dict)
+            assert stopped["tokens"] == [COLOURS[t] for t in state.tokens]
+            assert {k: v for k, v in stopped.items() if k != "tokens"} == {
+                k: v for k, v in seen.items() if k != "tokens"
+            }

@@ -457,6 +457,14 @@ class MascaradeState(State):
         other.tie_break = None if self.tie_break is None else self.tie_break.copy()
         return other
 
+    def stopped_observation(self, seat: int | None) -> JSON:
+        """MC-3: a match stopped before the end (resigned, out of time) shows every hand, as the end
+        of the game does; the pool's order stays hidden."""
+        obs = self.observation(seat)
+        assert isinstance(obs, dict)
+        obs["hands"] = [cards_of(h) for h in self.hands]
+        return obs
+
     def observation(self, seat: int | None) -> JSON:
         """MC-3: the layout, hand sizes, pool size and scores are public; a hand only to its owner."""
         n = self.game.num_players

@@ -539,6 +539,14 @@ class MaskerState(State):
         other._legal = None if self._legal is None else self._legal.copy()
         return other
 
+    def stopped_observation(self, seat: int | None) -> JSON:
+        """MK-15: a match stopped before the end (resigned, out of time) shows every token, as the
+        end of the game does."""
+        obs = self.observation(seat)
+        assert isinstance(obs, dict)
+        obs["tokens"] = [COLOURS[t] for t in self.tokens]
+        return obs
+
     def observation(self, seat: int | None) -> JSON:
         """MK-15: everything public, the viewer's own (team's) token, and all tokens at the end."""
         game = self.game
