@@ -86,6 +86,13 @@ def test_sign_up_log_out_log_in_and_change_password(server: Any) -> None:
         ("validname", "password123", "weak_password"),
         ("validname", "my-validname-pw", "weak_password"),
         ("validname", "aaaaaaaaaaaa", "weak_password"),
+        ("validname", "aa123456", "weak_password"),  # in every leaked-password list
+        ("validname", "Password1!", "weak_password"),
+        ("validname", "qwerty1234", "weak_password"),
+        ("validname", "abcdefgh", "weak_password"),
+        ("Expert_bot", PASSWORD, "bad_username"),  # reads as a bot's name
+        ("hard-bot", PASSWORD, "bad_username"),
+        ("Administrator", PASSWORD, "bad_username"),
     ],
 )
 def test_malformed_usernames_and_weak_passwords_are_refused(
@@ -315,3 +322,145 @@ def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: A
         proxied = client.post("/api/guest", json={}, headers={"x-forwarded-proto": "https"})
         cookie = proxied.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie
+
+
+def _disable(url: str, player_id: str) -> None:
+    """As ``masques users disable`` does: straight in the database, from another process."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            text("update players set disabled = :d where id = :i"), {"d": True, "i": player_id}
+        )
+    engine.dispose()
+
+
+def _two_accounts_at_a_table(server: Any, ann: httpx.Client, bob: httpx.Client) -> tuple[str, list[Any]]:
+    """A running Masker match of two accounts, each on a WebSocket opened with their cookie."""
+    signup(ann, unique("Ann"))
+    signup(bob, unique("Bob"))
+    match_id = support.create_match(ann, "masker", {"players": 2}, ["human", "human"])["id"]
+    conns = []
+    for seat, client in enumerate((ann, bob)):
+        assert client.post(f"/api/matches/{match_id}/join", json={"seat": seat}).status_code == 200
+        cookie = f"{COOKIE}={client.cookies[COOKIE]}"
+        conn = support.Conn(server.ws_url, match_id, headers={"cookie": cookie, "origin": server.base_url})
+        conn.first_state()
+        conns.append(conn)
+    return match_id, conns
+
+
+def _mover(conns: list[Any]) -> tuple[int, Any]:
+    for seat, conn in enumerate(conns):
+        conn.drain(0.2)
+        if conn.state["your_turn"]:
+            return seat, conn
+    raise AssertionError("nobody to move")
+
+
+@pytest.mark.parametrize("how", ["log_out", "new_password_elsewhere", "disabled_by_the_operator"])
+def test_a_connection_stops_acting_once_its_session_ends(
+    server: Any, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A WebSocket opened with a session cookie acts for the session: once the session ends (a
+    log-out, a new password from another device, the operator disabling the account), the
+    connection is told so and closed (4401), and an action it sent is refused."""
+    from masques.server import matches
+
+    monkeypatch.setattr(matches, "ALLOWED_SECONDS", 0.0)  # every action checks (the cache is for speed)
+    with browser(server) as ann, browser(server) as bob, browser(server) as other_device:
+        match_id, conns = _two_accounts_at_a_table(server, ann, bob)
+        seat, conn = _mover(conns)
+        client = (ann, bob)[seat]
+        if how == "log_out":
+            assert client.post("/api/logout").status_code == 204
+        elif how == "new_password_elsewhere":
+            login(other_device, client.get("/api/me").json()["player"]["name"])
+            changed = other_device.post(
+                "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
+            )
+            assert changed.status_code == 204, changed.text
+        else:
+            _disable(server.database_url, client.get("/api/me").json()["player"]["id"])
+        version = support.summary(ann if seat else bob, match_id)["version"]
+        if how == "disabled_by_the_operator":  # another process: the next action finds it out
+            conn.act(conn.state["legal"][0]["id"], version)
+        # (a session this process ended closes its connections at once)
+        assert conn.recv_type("error")["code"] == "signed_out"
+        assert conn.closed_code() == 4401
+        assert support.summary(ann if seat else bob, match_id)["version"] == version
+        for c in conns:
+            c.close()
+
+
+def test_a_disabled_accounts_seat_token_stops_with_it(server: Any, api: httpx.Client) -> None:
+    with browser(server) as ann:
+        me = signup(ann, unique("Ann"))
+        match_id = support.create_match(ann, "masker", {"players": 2}, ["human", "random"])["id"]
+        token = ann.post(f"/api/matches/{match_id}/join", json={"seat": 0}).json()["token"]
+    _disable(server.database_url, me["player"]["id"])
+    conn = support.Conn(server.ws_url, match_id, token, 0)
+    assert conn.recv()["code"] == "account_disabled"
+    assert conn.closed_code() == 4403
+    error(
+        api.post(f"/api/matches/{match_id}/resign", headers={"x-seat-token": token}), 403, "account_disabled"
+    )
+    assert support.summary(api, match_id)["status"] == "running"
+
+
+def test_an_unknown_username_costs_a_password_check_too(server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Telling unknown usernames from known ones by the time a log-in takes must not be possible."""
+    from masques.server import accounts
+
+    checked: list[str | None] = []
+    honest = accounts.verify_password
+
+    async def counting(stored: str | None, password: str) -> bool:
+        checked.append(stored)
+        return await honest(stored, password)
+
+    monkeypatch.setattr(accounts, "verify_password", counting)
+    with browser(server) as client:
+        error(
+            client.post("/api/login", json={"username": unique("nobody"), "password": PASSWORD}),
+            401,
+            "bad_credentials",
+        )
+    assert checked == [None]
+
+
+def test_logging_out_a_session_that_has_ended_still_logs_out(server: Any) -> None:
+    with browser(server) as client:
+        signup(client, unique("Kim"))
+        cookie = client.cookies[COOKIE]
+        assert client.post("/api/logout").status_code == 204
+        client.cookies.set(COOKIE, cookie)  # a second tab, still holding the old cookie
+        again = client.post("/api/logout")
+        assert again.status_code == 204, again.text
+        assert f"{COOKIE}=" in again.headers["set-cookie"] and "Max-Age=0" in again.headers["set-cookie"]
+
+
+@pytest.mark.parametrize("name", ["Expert bot", "robot fort", "HARD  BOT", "Admin"])
+def test_a_name_that_reads_as_a_bots_or_the_sites_is_refused(
+    server: Any, api: httpx.Client, name: str
+) -> None:
+    with browser(server) as guest:
+        error(guest.post("/api/guest", json={"name": name}), 400, "bad_request")
+    created = support.create_match(api, "masker", {}, ["human", "human"])
+    error(api.post(f"/api/matches/{created['id']}/join", json={"name": name}), 400, "bad_request")
+    assert not any(s["taken"] for s in support.summary(api, created["id"])["seats"])
+
+
+def test_one_guest_becomes_one_account_even_when_it_signs_up_twice_at_once(server: Any) -> None:
+    from masques.server.storage import Storage
+
+    with browser(server) as guest:
+        me = signed(guest, guest.post("/api/guest", json={"name": "Lou"}))
+    storage = Storage(server.database_url)
+    try:
+        storage.make_account(me["player"]["id"], "LouFirst", "loufirst", "hash-1")
+        with pytest.raises(LookupError, match="not_a_guest"):
+            storage.make_account(me["player"]["id"], "LouSecond", "lousecond", "hash-2")
+        row = storage.player(me["player"]["id"])
+        assert row is not None and (row.kind, row.name) == ("account", "LouFirst")
+    finally:
+        storage.engine.dispose()

@@ -257,9 +257,12 @@ export const api = {
   login: async (username: string, password: string) =>
     session.set(await call<Me>("POST", "/api/login", { username, password })),
   logout: async () => {
-    await call<undefined>("POST", "/api/logout");
-    seats.forgetAll(); // a shared computer: the seats stay with the player, not with the browser
-    session.set({ player: null, csrf: null });
+    try {
+      await call<undefined>("POST", "/api/logout");
+    } finally {
+      seats.forgetAll(); // a shared computer: the seats stay with the player, not with the browser
+      session.set({ player: null, csrf: null });
+    }
   },
   password: (oldPassword: string, newPassword: string) =>
     call<undefined>("POST", "/api/password", { old_password: oldPassword, new_password: newPassword }),

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from zxcvbn import zxcvbn
 
 from .errors import ServerError
+from .security import reserved_name
 
 COOKIE = "masques_session"
 CSRF_HEADER = "x-csrf-token"
@@ -44,6 +46,8 @@ USERNAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
 USERNAME_RULE = "3 to 20 characters: letters, digits, '_' and '-', starting with a letter"
 MIN_PASSWORD = 8
 MAX_PASSWORD = 200
+MIN_STRENGTH = 2
+"""The least zxcvbn score (0 to 4) a password needs: 2 is beyond about 10**8 guesses."""
 COMMON_PASSWORDS = frozenset(
     [
         "password",
@@ -124,6 +128,10 @@ def username_key(username: str) -> str:
 def check_username(username: str) -> str:
     if not USERNAME.fullmatch(username):
         raise ServerError(400, "bad_username", f"a username has {USERNAME_RULE}")
+    if reserved_name(username):
+        raise ServerError(
+            400, "bad_username", f"{username!r} reads as a bot's or the site's name: choose another"
+        )
     return username
 
 
@@ -140,6 +148,12 @@ def check_password(password: str, username: str | None) -> None:
         raise ServerError(
             400, "weak_password", "this password is among the first ones guessed: choose another"
         )
+    # zxcvbn's estimate, from its lists of leaked passwords, words, names and keyboard patterns (the
+    # first 72 characters: a longer password is not guessed from a list)
+    estimate = zxcvbn(password[:72], user_inputs=[] if username is None else [username])
+    if estimate["score"] < MIN_STRENGTH:
+        warning = estimate["feedback"]["warning"] or "it would be guessed early"
+        raise ServerError(400, "weak_password", f"this password is too easy to guess ({warning.rstrip('.')})")
 
 
 async def hash_password(password: str) -> str:

@@ -50,7 +50,7 @@ from .analysis import hint as give_hint
 from .errors import ServerError
 from .limits import Limits, client_key
 from .logs import RequestLog
-from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
+from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
 from .security import (
@@ -500,7 +500,9 @@ def create_app(
         match = await registry.get(match_id)
         token = one_token(token, request.headers.get("x-seat-token"))
         player = None if signed is None else signed.player
-        return match, await registry.fresh_seat_for(match, player, token, left=left)
+        seat = await registry.fresh_seat_for(match, player, token, left=left)
+        await registry.check_seat_account(match, seat)
+        return match, seat
 
     @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
     async def resign(match_id: str, request: Request) -> dict[str, Any]:
@@ -690,9 +692,12 @@ def create_app(
                 token, first = await read_hello(websocket)  # nothing is sent before the hello
             await registry.rates.check("connect", key)
             match = await registry.get(match_id)
-            player = await session_player(websocket)
+            signed = await session_of(websocket)
+            player = None if signed is None else signed.player
             seat = await registry.seat_of(match, token, player)
-            client = Client(seat, websocket.send_text, player)
+            if seat is not None:
+                await registry.check_seat_account(match, seat)
+            client = Client(seat, websocket.send_text, player, None if signed is None else signed.token_hash)
             await registry.connect(match, client)
         except WebSocketDisconnect:
             return
@@ -716,6 +721,9 @@ def create_app(
                     refused = 0
                 except ServerError as exc:
                     registry.metrics.errors.labels(code=exc.code).inc()
+                    if exc.code == "signed_out":
+                        await registry.end_connection(match, client)
+                        continue
                     refused = refused + 1 if exc.status == 429 else 0
                     if refused > FLOOD_CLOSE:
                         await websocket.close(code=1008)
@@ -728,25 +736,26 @@ def create_app(
             client.drop()
             pump.cancel()
 
-    async def session_player(websocket: WebSocket) -> Player | None:
-        """The connection's signed-in player (their seat, their name in the spectators' chat): only
-        for a page of this site (a page elsewhere must not use a visitor's cookie to play for them)."""
+    async def session_of(websocket: WebSocket) -> people.SignedIn | None:
+        """The connection's session and signed-in player (their seat, their name in the spectators'
+        chat): only for a page of this site (a page elsewhere must not use a visitor's cookie to
+        play for them)."""
         if COOKIE not in websocket.cookies:
             return None
         if not people.same_origin(websocket):
             raise ServerError(403, "csrf", "a connection from another site's page is refused")
         try:
-            signed = await people.signed_in(websocket)
+            return await people.signed_in(websocket)
         except ServerError:
             return None  # a stale cookie watches
-        return None if signed is None else signed.player
 
     async def _pump(websocket: WebSocket, client: Client) -> None:
-        """Write the connection's messages; one too slow to take them is closed (it may reconnect)."""
+        """Write the connection's messages; one too slow to take them is closed (it may reconnect),
+        as is one whose session ended."""
         await client.pump()
         if client.dropped:
             with contextlib.suppress(Exception):
-                await websocket.close(code=1013)
+                await websocket.close(code=client.close_code)
 
     async def _handle(registry: Registry, match: LiveMatch, client: Client, text: str, key: str) -> None:
         if len(text.encode("utf-8")) > MAX_MESSAGE:
@@ -773,11 +782,13 @@ def create_app(
             return
         if kind == "chat":
             await registry.rates.check("chat", key)
+            await registry.check_allowed(match, client)
             await registry.say(match, client, message.get("text"))
             return
         if kind != "action":
             raise ServerError(400, "bad_message", "message types are 'action', 'chat', 'sync' and 'ping'")
         started = time.perf_counter()
+        await registry.check_allowed(match, client)
         await registry.submit(match, client.seat, message.get("action"), message.get("version"))
         registry.metrics.move_latency.observe(time.perf_counter() - started)
 

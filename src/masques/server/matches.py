@@ -41,6 +41,7 @@ from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
 from ..extras import require
 from . import clocks
+from .accounts import SESSION_IDLE_SECONDS
 from .bot_queue import RedisBotQueue
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
@@ -82,6 +83,12 @@ IDLE_SECONDS = 30.0
 """A match nobody uses (no connection, no bot, no clock) leaves memory after this long."""
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
+SIGNED_OUT_CLOSE = 4401
+"""The close code of a connection whose session ended (a log-out, a new password, a disabled account)."""
+ALLOWED_CACHE = 10_000
+ALLOWED_SECONDS = 2.0
+"""How long a connection's session and its seat's account, once found good, stay so for its actions
+(a log-out or a new password in this process ends its connections at once; the sweep finds the rest)."""
 SWEEP_SECONDS = 10.0
 """How often idle matches leave memory and presence is told to the other server processes."""
 PASSING_SECONDS = 5.0
@@ -125,8 +132,10 @@ class Client:
     seat: int | None
     send_text: Send
     player: Player | None = None  # the signed-in player on this connection (a spectator's chat name)
+    session: str | None = None  # the hash of the session it was opened with (None: none, or a token)
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     dropped: bool = False
+    close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
 
     def deliver(self, message: str | dict[str, Any]) -> bool:
         """Queue a message (a dict or its JSON text); False once the connection is dropped."""
@@ -139,6 +148,18 @@ class Client:
             self.drop()
             return False
         return True
+
+    def close_after_sending(self, code: int) -> None:
+        """Send what is queued, then close the connection with ``code``."""
+        if self.dropped:
+            return
+        self.close_code = code
+        try:
+            self.outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            self.drop()
+            return
+        self.dropped = True
 
     def drop(self) -> None:
         """Stop sending: the pump ends after what it is writing."""
@@ -683,6 +704,9 @@ class Registry:
         self.metrics.watch(self)
         self._load_lock = asyncio.Lock()
         self._create_lock = asyncio.Lock()
+        self._allowed: dict[
+            tuple[str | None, str | None], float
+        ] = {}  # (session, seat's player): when checked
         self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -717,6 +741,10 @@ class Registry:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
             self.evict_idle()
+            try:
+                await self.drop_signed_out()
+            except Exception:
+                log.exception("checking the connections' sessions failed; trying again later")
             if self.fanout is not None:
                 with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
                     for match in list(self.matches.values()):
@@ -1409,6 +1437,86 @@ class Registry:
                 "being played at once: finish or leave one first",
                 retry_after=30,
             )
+
+    # -- sessions that end while connected ------------------------------------------------------
+    @staticmethod
+    def _seat_player(match: LiveMatch, client: Client) -> str | None:
+        return None if client.seat is None else match.seats[client.seat].player_id
+
+    async def check_allowed(self, match: LiveMatch, client: Client) -> None:
+        """Refuse (401 ``signed_out``) an action on a connection whose session has ended since it
+        was opened (a log-out, a new password, an operator's reset) or whose seat's account has been
+        disabled since: a seat token does not outlive its account."""
+        session, player = client.session, self._seat_player(match, client)
+        if session is None and player is None:
+            return
+        now = time.monotonic()
+        if now - self._allowed.get((session, player), -ALLOWED_SECONDS) < ALLOWED_SECONDS:
+            return
+        sessions = set() if session is None else {session}
+        players = set() if player is None else {player}
+        live, active = await asyncio.to_thread(
+            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS
+        )
+        if sessions - live or players - active:
+            raise ServerError(
+                401, "signed_out", "this connection's session has ended, or its account is disabled: log in"
+            )
+        if len(self._allowed) > ALLOWED_CACHE:
+            self._allowed.clear()
+        self._allowed[(session, player)] = now
+
+    async def check_seat_account(self, match: LiveMatch, seat: int) -> None:
+        """403 ``account_disabled`` if the seat's person has an account that has been disabled: its
+        seat token stops with it."""
+        player = match.seats[seat].player_id
+        if player is None:
+            return
+        _, active = await asyncio.to_thread(self.storage.still_allowed, set(), {player}, SESSION_IDLE_SECONDS)
+        if player not in active:
+            raise ServerError(403, "account_disabled", "this seat's account is disabled")
+
+    async def signed_out(self, player_id: str, *, only: str | None = None, keep: str | None = None) -> None:
+        """A player's sessions ended here (all but ``keep``, or only ``only``): their connections
+        opened with them stop at once, as the sessions did."""
+        self._allowed.clear()
+        for match in list(self.matches.values()):
+            for client in list(match.clients):
+                ended = (
+                    client.session is not None and client.session != keep and only in (None, client.session)
+                )
+                if ended and client.player is not None and client.player.id == player_id:
+                    await self.end_connection(match, client)
+
+    async def drop_signed_out(self) -> None:
+        """Close the connections whose session has ended or whose seat's account is disabled (by
+        another server process, or the operator's tool)."""
+        clients = [(m, c) for m in self.matches.values() for c in m.clients]
+        sessions = {c.session for _, c in clients if c.session is not None}
+        players = {p for m, c in clients if (p := self._seat_player(m, c)) is not None}
+        if not sessions and not players:
+            return
+        live, active = await asyncio.to_thread(
+            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS
+        )
+        for match, client in clients:
+            player = self._seat_player(match, client)
+            if (client.session is not None and client.session not in live) or (
+                player is not None and player not in active
+            ):
+                await self.end_connection(match, client)
+
+    async def end_connection(self, match: LiveMatch, client: Client) -> None:
+        """Tell a connection its session has ended, and close it."""
+        client.deliver(
+            {
+                "type": "error",
+                "code": "signed_out",
+                "message": "this connection's session has ended, or its account is disabled: log in",
+            }
+        )
+        client.close_after_sending(SIGNED_OUT_CLOSE)
+        await self.disconnect(match, client)
 
     async def answer_rematch(self, match: LiveMatch, seat: int, accept: bool) -> None:
         """One player's answer to the match's one rematch offer.  When every person has accepted,

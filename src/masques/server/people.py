@@ -202,6 +202,7 @@ def router(guard: LoginGuard) -> APIRouter:
             if signed is not None and signed.player.kind == "guest":
                 moved = await asyncio.to_thread(storage.make_account, signed.player.id, username, key, digest)
                 await asyncio.to_thread(storage.end_auth_sessions, signed.player.id)
+                await registry_of(request).signed_out(signed.player.id)
                 await registry_of(request).reload_seats(moved)
                 row = await asyncio.to_thread(storage.player, signed.player.id)
             else:
@@ -215,6 +216,10 @@ def router(guard: LoginGuard) -> APIRouter:
                 )
         except IntegrityError:
             raise ServerError(409, "username_taken", f"the username {username!r} is taken") from None
+        except LookupError:  # the same guest signed up by another request a moment ago
+            raise ServerError(
+                409, "already_account", "this guest has just become an account: log in"
+            ) from None
         assert row is not None
         return await _open_session(request, response, row)
 
@@ -227,7 +232,9 @@ def router(guard: LoginGuard) -> APIRouter:
         guard.check(f"user:{key}", address)
         storage = storage_of(request)
         row = await asyncio.to_thread(storage.player_by_username, key)
-        if row is None or not await accounts.verify_password(row.password_hash, body.password):
+        # An unknown username costs the same hash as a known one: no timing tells them apart.
+        right = await accounts.verify_password(None if row is None else row.password_hash, body.password)
+        if row is None or not right:
             guard.failed(f"user:{key}", address)
             raise ServerError(401, "bad_credentials", "wrong username or password")
         if row.disabled:
@@ -241,15 +248,24 @@ def router(guard: LoginGuard) -> APIRouter:
                 moved = await asyncio.to_thread(storage.move_seats, signed.player.id, row.id, row.name)
                 await registry_of(request).reload_seats(moved)
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
+            await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         return await _open_session(request, response, row)
 
     @api.post("/api/logout", status_code=204, responses=errors(401, 403, 413))
     async def logout(request: Request, response: Response) -> None:
-        signed = await acting(request)
+        """End this browser's session; a session that had ended already still logs out (its cookie
+        goes), so a shared computer is never left holding one."""
         await limit(request)
+        try:
+            signed = await acting(request)
+        except ServerError as exc:
+            if exc.code != "bad_session":
+                raise
+            signed = None
         if signed is not None:
             storage = storage_of(request)
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
+            await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         response.delete_cookie(COOKIE, path="/")
 
     @api.post("/api/password", status_code=204, responses=errors(400, 401, 403, 413))
@@ -272,6 +288,7 @@ def router(guard: LoginGuard) -> APIRouter:
         digest = await accounts.hash_password(body.new_password)
         await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
         await asyncio.to_thread(storage.end_auth_sessions, row.id, keep=signed.token_hash)
+        await registry_of(request).signed_out(row.id, keep=signed.token_hash)
 
     @api.get("/api/me/matches", responses=errors(401))
     async def my_matches(request: Request) -> list[dict[str, Any]]:

@@ -143,9 +143,33 @@ def hidden_characters(text: str, refused: Collection[str]) -> Iterator[tuple[int
             yield position, char, category
 
 
+BOT_LEVEL_WORDS = (  # the bot levels, as the client names them in English and in French
+    *("random", "hasard", "greedy", "glouton", "easy", "facile"),
+    *("medium", "moyen", "hard", "fort", "expert"),
+)
+RESERVED_NAMES = frozenset(
+    {"admin", "administrator", "root", "system", "masques", "moderator", "support", "staff", "guest"}
+    | {"bot", "robot", *BOT_LEVEL_WORDS}
+    | {f"{level}{bot}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
+    | {f"{bot}{level}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
+)
+"""Names, compared by their letters and digits alone, that would pass for the site's own staff or
+for a bot as the client labels bots ("Expert bot", "robot fort")."""
+
+
+def reserved_name(name: str) -> bool:
+    """Whether ``name`` would read as a bot or as the site itself."""
+    return "".join(c for c in name.casefold() if c.isalnum()) in RESERVED_NAMES
+
+
 def check_display_name(name: str) -> str:
     """The name unchanged, or a validation error that names the rule and the first character it
-    breaks.  Such characters could reorder or hide what the lobby and the other players see."""
+    breaks.  Such characters could reorder or hide what the lobby and the other players see; a name
+    that reads as a bot's or the site's would mislead the players at the table."""
+    if reserved_name(name):
+        raise PydanticCustomError(
+            "display_name", "{name!r} reads as a bot's or the site's name: choose another", {"name": name}
+        )
     for position, char, category in hidden_characters(name, REFUSED_CATEGORIES):
         what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
         raise PydanticCustomError(

@@ -737,12 +737,17 @@ class Storage:
 
     def make_account(self, player_id: str, username: str, key: str, password_hash: str) -> list[str]:
         """Turn a guest into an account (it keeps its seats, now under its username); the matches
-        concerned.  IntegrityError if the name is taken."""
+        concerned.  IntegrityError if the name is taken; LookupError("not_a_guest") if the player
+        became an account meanwhile."""
         with self.session() as s:
-            row = s.get(PlayerRow, player_id)
-            if row is None:  # pragma: no cover - the session's player exists
-                raise LookupError(player_id)
-            row.kind, row.name, row.username_key, row.password_hash = "account", username, key, password_hash
+            # One guarded statement: of two sign-ups of one guest at the same moment, one changes it.
+            changed = s.execute(
+                update(PlayerRow)
+                .where(PlayerRow.id == player_id, PlayerRow.kind == "guest")
+                .values(kind="account", name=username, username_key=key, password_hash=password_hash)
+            )
+            if not changed.rowcount:  # type: ignore[attr-defined]
+                raise LookupError("not_a_guest")
             seats = list(s.scalars(select(SeatRow).where(SeatRow.player_id == player_id)))
             for seat in seats:
                 seat.name = username
@@ -805,6 +810,30 @@ class Storage:
             if (now - aware(row.last_seen)).total_seconds() > touch_seconds:
                 row.last_seen = now
             return row, player
+
+    def still_allowed(
+        self, sessions: set[str], players: set[str], idle_seconds: float
+    ) -> tuple[set[str], set[str]]:
+        """Of these sessions (token hashes) and players, those still good: a session not ended nor
+        idle too long, of a player not disabled; a player who exists and is not disabled."""
+        live: set[str] = set()
+        active: set[str] = set()
+        with self.session() as s:
+            if sessions:
+                since = _now().timestamp() - idle_seconds
+                rows = s.execute(
+                    select(AuthSessionRow.token_hash, AuthSessionRow.last_seen)
+                    .join(PlayerRow, PlayerRow.id == AuthSessionRow.player_id)
+                    .where(AuthSessionRow.token_hash.in_(sessions), PlayerRow.disabled.is_(False))
+                )
+                live = {token for token, seen in rows if aware(seen).timestamp() >= since}
+            if players:
+                active = set(
+                    s.scalars(
+                        select(PlayerRow.id).where(PlayerRow.id.in_(players), PlayerRow.disabled.is_(False))
+                    )
+                )
+        return live, active
 
     def end_auth_sessions(self, player_id: str, *, keep: str | None = None, only: str | None = None) -> None:
         """End a player's sessions (all but ``keep``, or only ``only``)."""
