@@ -464,3 +464,15 @@ def test_one_guest_becomes_one_account_even_when_it_signs_up_twice_at_once(serve
         assert row is not None and (row.kind, row.name) == ("account", "LouFirst")
     finally:
         storage.engine.dispose()
+
+
+def test_the_cookie_lives_thirty_days_from_the_last_visit(server: Any) -> None:
+    """The session ends after 30 idle days on the server; the page renews the cookie's own lifetime
+    at each load, so the browser keeps it as long."""
+    with browser(server) as client:
+        signup(client, unique("Max"))
+        renewed = client.get("/api/me").headers["set-cookie"]
+        assert f"{COOKIE}={client.cookies[COOKIE]}" in renewed and "Max-Age=2592000" in renewed
+        assert "HttpOnly" in renewed and "SameSite=lax" in renewed
+    with browser(server) as stranger:
+        assert "set-cookie" not in stranger.get("/api/me").headers

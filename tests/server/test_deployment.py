@@ -95,6 +95,15 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
             "redis": "ok",
         }
         assert len(ready.headers["x-request-id"]) == 32  # nginx's $request_id, kept by the server
+        # a browser's page on the proxy's own port: its Origin matches the Host the servers are given
+        page = {"origin": base}
+        guest = api.post("/api/guest", json={"name": "Pat"}, headers=page)
+        assert guest.status_code == 200, guest.text
+        made = api.post(
+            "/api/matches", json={"game": "masker"}, headers={**page, "x-csrf-token": guest.json()["csrf"]}
+        )
+        assert made.status_code == 201, made.text
+        api.cookies.clear()
         match = support.create_match(api, "masker", {"players": 3}, ["human", "human", "easy"], seed=5)
         tokens = {seat: support.join(api, match["id"], f"p{seat}", seat)["token"] for seat in (0, 1)}
         conns = support.seat_conns(ws_base, match["id"], tokens)

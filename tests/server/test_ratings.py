@@ -207,6 +207,10 @@ def test_only_accounts_create_and_join_rated_matches(rated_server: Any) -> None:
             400,
             "bad_request",
         )
+        bots_alone = {**body, "seats": [{"kind": "expert"}, {"kind": "random"}]}
+        refused = ann.post("/api/matches", json=bots_alone)  # it would only move the bots' ratings
+        error(refused, 400, "bad_request")
+        assert "needs a person" in refused.json()["message"]
         match_id = rated_match(ann, ["human", "human"])["id"]
         error(gus.post(f"/api/matches/{match_id}/join", json={}), 403, "account_required")
         error(nobody.post(f"/api/matches/{match_id}/join", json={"name": "Zed"}), 403, "account_required")

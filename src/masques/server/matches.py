@@ -815,6 +815,10 @@ class Registry:
             control["at_zero"] = at_zero or ("lose" if rated else "bot")
         if rated and seed is not None:
             raise ServerError(400, "bad_request", "a rated match is dealt in secret: it takes no seed")
+        if rated and HUMAN not in seats:
+            raise ServerError(
+                400, "bad_request", "a rated match needs a person: bots alone would only move their ratings"
+            )
         if seed is not None and seats.count(HUMAN) > 1 and not self.limits.any_seed:
             raise ServerError(
                 403,

@@ -164,10 +164,13 @@ def router(guard: LoginGuard) -> APIRouter:
         """The signed-in player (null when none) and the CSRF token to send with changes."""
         await limit(request)
         try:
-            return me(await signed_in(request))
+            signed = await signed_in(request)
         except ServerError:
             response.delete_cookie(COOKIE, path="/")
             return me(None)
+        if signed is not None:  # the page asks at each load: the cookie lives 30 days from the last use
+            _set_cookie(request, response, request.cookies[COOKIE])
+        return me(signed)
 
     @api.post("/api/guest", responses=errors(400, 401, 403, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
