@@ -137,12 +137,16 @@ class Analyses:
         """What ``viewer`` (a seat, or None for anyone else) may read of the seat's analysis."""
         if seat < 0 or seat >= len(match.seats):
             raise ServerError(400, "bad_seat", f"seat must be 0..{len(match.seats) - 1}")
+        # The run is looked up before storage is read: one that ends while storage is read has saved
+        # its analysis by then (it leaves ``running`` only once saved).
+        progress = self.running.get((match.id, seat))
         kept = await asyncio.to_thread(self.registry.storage.analysis, match.id, seat)
+        if kept is None and progress is not None and progress.task is not None and progress.task.done():
+            kept = await asyncio.to_thread(self.registry.storage.analysis, match.id, seat)
         if kept is not None and (viewer == seat or kept.shared):
             return 200, body_of(kept)
         if viewer != seat:
             raise ServerError(403, "not_shared", "only its player may read this analysis until it is shared")
-        progress = self.running.get((match.id, seat))
         if progress is not None and progress.task is not None and not progress.task.done():
             return 202, progress.status()
         if progress is not None and progress.error is not None:

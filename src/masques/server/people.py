@@ -254,7 +254,7 @@ def router(guard: LoginGuard) -> APIRouter:
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         return await _open_session(request, response, row)
 
-    @api.post("/api/logout", status_code=204, responses=errors(401, 403, 413))
+    @api.post("/api/logout", status_code=204, responses=errors(403, 413))
     async def logout(request: Request, response: Response) -> None:
         """End this browser's session; a session that had ended already still logs out (its cookie
         goes), so a shared computer is never left holding one."""
