@@ -9,6 +9,7 @@ from masques.engine import (
     InvalidOptionError,
     MalformedActionError,
     UnknownGameError,
+    ViewerError,
     game_class,
     game_names,
     load_game,
@@ -102,3 +103,15 @@ def test_playthroughs_come_from_each_game_and_name_their_files() -> None:
         f"masker-{tag}-seed{seed}.txt" for tag, seed, _ in game_class("masker").playthrough_configurations()
     ]
     assert len({e.filename for e in entries}) == len(entries)
+
+
+@pytest.mark.parametrize("game", ["masker", "maske", "mascarade", "blokus3d"])
+def test_an_observation_is_asked_for_a_seat_or_the_spectator_only(game: str) -> None:
+    """A seat such as -1 once read as the last seat's eyes (its hand, its secret colour)."""
+    state = load_game(game).new_initial_state(1)
+    players = state.game.num_players
+    for viewer in (-1, players, True, False, "0", 0.0, 2**70):
+        with pytest.raises(ViewerError, match=r"a viewer is a seat from 0 to"):
+            state.observation(viewer)  # type: ignore[arg-type]
+    assert state.observation(None)["seat"] is None  # type: ignore[index]
+    assert [state.observation(seat)["seat"] for seat in range(players)] == list(range(players))  # type: ignore[index]

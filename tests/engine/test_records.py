@@ -74,6 +74,19 @@ def test_bad_records_are_refused_with_a_reason(text: str, message: str) -> None:
         GameRecord.loads(text).replay()
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"seed": ' + "9" * 5000 + "}", "not valid JSON"),
+    ],
+    ids=["deep", "long-integer"],
+)
+def test_json_that_python_will_not_decode_is_a_record_error(text: str, message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        GameRecord.loads(text)
+
+
 def test_oversize_record_is_refused() -> None:
     with pytest.raises(RecordError, match="larger than"):
         GameRecord.loads(" " * 6_000_000)

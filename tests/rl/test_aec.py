@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from masques.engine import IllegalActionError, game_class, game_names
+from masques.engine import IllegalActionError, MalformedActionError, game_class, game_names
 from masques.rl import aec_env
 
 CONFIGS = [
@@ -84,6 +84,14 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     assert state.serialize() == before
     with pytest.raises(ValueError, match="None"):
         env.step(None)
+    with pytest.raises(MalformedActionError, match="an action is an integer id"):
+        env.step(float(state.legal_actions()[0]))
+    assert state.serialize() == before
+
+
+def test_a_step_before_reset_says_to_reset() -> None:
+    with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+        aec_env("masker").step(0)
 
 
 def test_reset_with_a_seed_is_that_game_and_without_one_follows_it() -> None:

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from masques.ai.bots import RandomBot
-from masques.engine import IllegalActionError, game_names
+from masques.engine import IllegalActionError, MalformedActionError, game_names
 from masques.rl import gym_env
 from masques.rl.gym import ILLEGAL_REWARD
 
@@ -89,3 +89,19 @@ def test_an_illegal_action_raises_or_loses() -> None:
     losing.reset(seed=1)
     _, reward, done, _, info = losing.step(illegal)
     assert (reward, done, info["illegal"]) == (ILLEGAL_REWARD, True, True)
+    legal = losing.position.legal_actions()[0]
+    with pytest.raises(RuntimeError, match="the episode is over"):  # it ended, as it said
+        losing.step(legal)
+    losing.reset(seed=1)
+    assert losing.step(legal)[2] is False
+
+
+def test_an_action_is_an_integer_id_not_a_float() -> None:
+    env = gym_env("masker", opponents="random")
+    env.reset(seed=1)
+    legal = env.position.legal_actions()[0]
+    before = env.position.serialize()
+    with pytest.raises(MalformedActionError, match="an action is an integer id"):
+        env.step(legal + 0.5)  # type: ignore[arg-type]
+    assert env.position.serialize() == before
+    env.step(np.int64(legal))  # NumPy's integers are integers

@@ -25,6 +25,9 @@ from .core import (
     OptionSpec,
     RecordError,
     State,
+    ViewerError,
+    bad_viewer,
+    is_viewer,
 )
 from .records import GameRecord, redacted_record
 from .registry import (
@@ -58,12 +61,15 @@ __all__ = [
     "RecordError",
     "State",
     "UnknownGameError",
+    "ViewerError",
+    "bad_viewer",
     "check_seed",
     "derive_seed",
     "game_catalogue",
     "game_class",
     "game_names",
     "game_part",
+    "is_viewer",
     "load_game",
     "new_secret",
     "redacted_record",

@@ -62,6 +62,21 @@ class RecordError(EngineError, ValueError):
     """A game record is malformed, names an unknown game, or does not replay."""
 
 
+class ViewerError(EngineError, ValueError):
+    """An observation was asked for a seat the game does not have (None is the spectator)."""
+
+
+def bad_viewer(seat: object, players: int) -> ViewerError:
+    """The error of :meth:`State.observation` for a ``seat`` that is no seat of the game: a seat
+    such as -1 must not quietly read as another seat's eyes."""
+    return ViewerError(f"a viewer is a seat from 0 to {players - 1}, or None for a spectator; not {seat!r}")
+
+
+def is_viewer(seat: object, players: int) -> bool:
+    """Whether ``seat`` may be asked for an observation: None, or a seat number of the game."""
+    return seat is None or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < players)
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One game option: its name, type, default and allowed values.

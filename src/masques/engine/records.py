@@ -112,6 +112,10 @@ class GameRecord:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise RecordError(f"record is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise RecordError("record is not valid JSON: it is nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise RecordError(f"record is not valid JSON: {exc}") from None
         return cls.from_json(obj)
 
     def replay(self, each: Callable[[State], None] | None = None) -> State:

@@ -29,7 +29,7 @@ from pettingzoo import AECEnv
 
 from ..engine import TERMINAL, Game, State, load_game
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, Encoder, check_render_mode, vector_space
+from .encoding import RENDER_MODES, Encoder, action_id, check_render_mode, vector_space
 
 Observation = dict[str, npt.NDArray[Any]]
 NOT_RESET = "call reset() before using the environment"
@@ -124,6 +124,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         return self.state_
 
     def step(self, action: int | None) -> None:
+        if self.state_ is None:
+            raise RuntimeError(NOT_RESET)
         agent = self.agent_selection
         state = self.state_
         if self._to_act == TERMINAL:  # every agent is done at once, when the game ends
@@ -134,7 +136,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         if action is None:
             raise ValueError(f"{agent} is to act: None is an action only for a finished agent")
         assert state is not None  # a seat is to act only in a loaded game
-        state.apply(int(action))
+        state.apply(action_id(action))
         # the acting agent's cumulative reward would be reset here, but it is 0.0 until the game
         # ends (rewards come only then, when every agent is done): nothing to write on a live step
         self._to_act = seat = state.current_player

@@ -16,6 +16,7 @@ reference's vector for every seat (the tests compare the two on random games of 
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium.spaces import Box
 
-from ..engine import JSON, Game, State
+from ..engine import JSON, Game, MalformedActionError, State
 
 Array = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -85,6 +86,15 @@ FEW_IDS = 16
 
 
 RENDER_MODES = ("ansi", "human")
+
+
+def action_id(action: object) -> int:
+    """An agent's action as the engine's integer id: an int or a NumPy integer.  Anything else (a
+    float such as 25.5 would quietly become 25) is a malformed action."""
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        raise MalformedActionError(f"an action is an integer id, not {action!r}", action) from None
 
 
 def check_render_mode(mode: str | None) -> str | None:

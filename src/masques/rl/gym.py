@@ -24,7 +24,7 @@ from gymnasium import spaces
 from ..ai.bots import Bot, make_bot
 from ..engine import JSON, State, load_game
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, Array, check_render_mode, vector_space
+from .encoding import RENDER_MODES, Array, action_id, check_render_mode, vector_space
 
 ILLEGAL_REWARD = -1.0
 """The reward for an illegal action with ``illegal="lose"``: below any game result."""
@@ -71,6 +71,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)
         self.tracker = self.encoder.tracker()
         self._state: State | None = None
+        self._lost = False  # an illegal action ended the episode (illegal="lose")
         self._bot_rng = random.Random()
         self._histories: dict[int, list[JSON]] = {}
         self._mask: tuple[int, npt.NDArray[np.int8]] | None = None  # (history length, mask)
@@ -91,6 +92,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         game_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         self._bot_rng = random.Random(int(self.np_random.integers(2**63)))
         self._state = self.game.new_initial_state(game_seed)
+        self._lost = False
         self._mask = None
         self._histories = {s: [] for s in self.bots}
         self._play_bots()
@@ -98,13 +100,15 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
 
     def step(self, action: int | np.int64) -> tuple[Array, float, bool, bool, dict[str, Any]]:
         state = self.position
-        if state.is_terminal():
-            raise RuntimeError("the game is over: call reset()")
+        if state.is_terminal() or self._lost:
+            raise RuntimeError("the episode is over: call reset()")
+        chosen = action_id(action)
         if self.illegal == "lose" and not (
-            0 <= int(action) < self.game.num_distinct_actions and state.is_legal(int(action))
+            0 <= chosen < self.game.num_distinct_actions and state.is_legal(chosen)
         ):
+            self._lost = True  # the episode ends here, as its answer says
             return self._observe(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal": True}
-        state.apply(int(action))
+        state.apply(chosen)
         self._play_bots()
         terminated = state.is_terminal()
         reward = float(state.returns()[self.seat]) if terminated else 0.0

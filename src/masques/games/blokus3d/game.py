@@ -32,6 +32,8 @@ from ...engine.core import (
     MalformedActionError,
     OptionSpec,
     State,
+    bad_viewer,
+    is_viewer,
 )
 from .geometry import geometry_for
 from .pieces import (
@@ -492,6 +494,8 @@ class Blokus3DState(State):
 
     def observation(self, seat: int | None) -> JSON:
         """B3-11: everything is public; ``your_colours`` only says which colours are the viewer's."""
+        if not is_viewer(seat, self.game.num_players):
+            raise bad_viewer(seat, self.game.num_players)
         game = self.game
         scores = self.colour_scores()
         structure = game.structure

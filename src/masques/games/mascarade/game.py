@@ -35,6 +35,8 @@ from ...engine.core import (
     MalformedActionError,
     OptionSpec,
     State,
+    bad_viewer,
+    is_viewer,
 )
 
 SIZE = 10
@@ -467,6 +469,8 @@ class MascaradeState(State):
 
     def observation(self, seat: int | None) -> JSON:
         """MC-3: the layout, hand sizes, pool size and scores are public; a hand only to its owner."""
+        if not is_viewer(seat, self.game.num_players):
+            raise bad_viewer(seat, self.game.num_players)
         n = self.game.num_players
         obs: dict[str, JSON] = {
             "game": self.game.name,

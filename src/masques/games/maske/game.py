@@ -48,6 +48,8 @@ from ...engine.core import (
     MalformedActionError,
     OptionSpec,
     State,
+    bad_viewer,
+    is_viewer,
 )
 from .data import CARDS, CENTRE, HOLES, MASK_VALUES, MASKS, SIZE
 
@@ -845,6 +847,8 @@ class MaskeState(State):
     def observation(self, seat: int | None) -> JSON:
         """MS-17: all public but the deck and mask stack order; the drawn card only to its drawer
         until sold; each seat sees the deck as far as it knows it."""
+        if not is_viewer(seat, self.game.num_players):
+            raise bad_viewer(seat, self.game.num_players)
         n = self.game.num_players
         mine = 0 if seat is None else 1 << seat
         auction: JSON = None

@@ -46,6 +46,8 @@ from ...engine.core import (
     MalformedActionError,
     OptionSpec,
     State,
+    bad_viewer,
+    is_viewer,
 )
 
 COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "black")
@@ -549,6 +551,8 @@ class MaskerState(State):
 
     def observation(self, seat: int | None) -> JSON:
         """MK-15: everything public, the viewer's own (team's) token, and all tokens at the end."""
+        if not is_viewer(seat, self.game.num_players):
+            raise bad_viewer(seat, self.game.num_players)
         game = self.game
         obs: dict[str, JSON] = {
             "game": game.name,
