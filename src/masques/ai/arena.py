@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import multiprocessing
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -80,9 +81,13 @@ def schedule(
     ``per_pairing``, every choice of distinct bots (a pairing, for two seats) plays that many games,
     its seatings rotating.  ``groups`` adds games for given tables, e.g. ``(("expert", "hard"), 40)``:
     that is how an expensive bot plays only the pairings that matter at the size they need.
-    ``chance`` is the chance generator's version the games draw from.
+    ``chance`` is the chance generator's version the games draw from.  A group names at most as many
+    bots as the game has seats (ValueError otherwise: the extra bots would never play).
     """
     n = load_game(game, options).num_players
+    for group, _count in groups or []:
+        if len(group) > n:
+            raise ValueError(f"the group {':'.join(group)} names {len(group)} bots; {game} has {n} seats")
     plans: list[tuple[str, ...]] = []
     if per_pairing is None:
         if bots and games > 0:
@@ -216,24 +221,54 @@ def run(
     return results
 
 
-def result_from_json(data: dict[str, Any]) -> GameResult:
-    """A result as ``results_json`` or the journal wrote it (ValueError if it is not one)."""
+def result_from_json(data: Any) -> GameResult:
+    """A result as ``results_json`` or the journal wrote it (ValueError if it is not one: fields
+    missing or of the wrong type, a return or score per seat that is not a finite number, a move
+    count that is not a whole number)."""
     try:
         spec = data["spec"]
-        return GameResult(
+        seats = spec["seats"]
+        if not isinstance(seats, list | tuple) or not seats or not all(isinstance(b, str) for b in seats):
+            raise ValueError("'seats' must be a list of bot names")
+        options = spec["options"]
+        if not isinstance(options, dict):
+            raise ValueError("'options' must be an object")
+        result = GameResult(
             GameSpec(
                 str(spec["game"]),
-                dict(spec["options"]),
-                tuple(spec["seats"]),
-                int(spec["seed"]),
+                dict(options),
+                tuple(seats),
+                _whole(spec["seed"], "seed"),
                 check_version(spec.get("chance", LEGACY_CHANCE)),
             ),
-            tuple(float(v) for v in data["returns"]),
-            tuple(float(v) for v in data["scores"]),
-            int(data["moves"]),
+            _per_seat(data["returns"], len(seats), "returns"),
+            _per_seat(data["scores"], len(seats), "scores"),
+            _whole(data["moves"], "moves"),
         )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ValueError(f"not a game result: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise ValueError(f"not a game result: {exc}") from None
+    return result
+
+
+def _whole(value: Any, name: str) -> int:
+    """A whole number at least 0 (a seed may be written as its decimal string)."""
+    if isinstance(value, str) and value.isdecimal():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name!r} must be a whole number")
+    return value
+
+
+def _per_seat(values: Any, seats: int, name: str) -> tuple[float, ...]:
+    """One finite number per seat."""
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) != seats
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+        or not all(math.isfinite(v) for v in values)
+    ):
+        raise ValueError(f"{name!r} must be a finite number per seat ({seats})")
+    return tuple(float(v) for v in values)
 
 
 class Journal:
@@ -253,10 +288,16 @@ class Journal:
             if not line.strip():
                 continue
             try:
-                result = result_from_json(json.loads(line))
-            except ValueError as exc:  # json.JSONDecodeError is a ValueError
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
                 if number == len(lines):
                     continue  # the line a stopped run was writing
+                raise ValueError(f"{self.path}:{number}: not a game result: {exc}") from None
+            except (RecursionError, ValueError):  # nested too deeply, a number too long
+                raise ValueError(f"{self.path}:{number}: not a game result (unreadable JSON)") from None
+            try:
+                result = result_from_json(data)
+            except ValueError as exc:
                 raise ValueError(f"{self.path}:{number}: {exc}") from None
             if journal_key(result.spec) not in wanted:
                 raise ValueError(

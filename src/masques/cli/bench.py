@@ -9,6 +9,7 @@ comes from its ``Game.bench_configurations``.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -71,6 +72,8 @@ def run_playouts(
 ) -> BenchResult:
     """Random playouts for about ``seconds`` (or ``max_playouts``), timed with perf_counter; each
     game is dealt by the chance generator ``chance`` (the actions' rng is the same either way)."""
+    if max_playouts is None and not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"seconds must be a finite number above 0 (got {seconds})")
     rng = random.Random(seed)
     playouts = decisions = legal_total = generations = 0
     start = time.perf_counter()
@@ -85,7 +88,7 @@ def run_playouts(
         playouts += 1
         elapsed = time.perf_counter() - start
         if progress:
-            progress(min(1.0, elapsed / seconds))
+            progress(min(1.0, elapsed / seconds) if seconds > 0 else 1.0)
         if max_playouts is not None and playouts >= max_playouts:
             break
         if max_playouts is None and elapsed >= seconds:

@@ -7,7 +7,10 @@ e.g. Blokus 3D's ``masques solve``); they are mounted here, at the top level, fr
 
 from __future__ import annotations
 
+import io
 import json
+import math
+import os
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -15,18 +18,21 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
+from rich.console import Console, RenderableType
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ..engine import EngineError, GameRecord, game_catalogue, game_class, game_names
 from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
 from . import bench as bench_mod
 from .chat import app as chat_app
+from .files import check_writable, reason
 from .options import load_with_words
-from .output import console, err_console, fail, progress_bar
+from .output import console, err_console, fail, printable, printable_json, progress_bar, warn
+from .parts import DEFAULT as DEFAULT_PART
 from .parts import render_observation, terminal_part
-from .play import TerminalGame, default_record_path, load_record_file, parse_seats, save_record
+from .play import TerminalGame, load_record_file, parse_seats, save_record
 from .users import Database
 from .users import app as users_app
 
@@ -60,7 +66,7 @@ def games(
                 "--" + opt["name"].replace("_", "-"),
                 json.dumps(opt["default"]),
                 ", ".join(map(str, allowed)) if isinstance(allowed, list) else str(allowed),
-                escape(opt["help"]),
+                Text(opt["help"]),
             )
         console.print(table)
 
@@ -102,10 +108,52 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
         deal = new_secret() if seed is None else check_seed(seed)
     except ValueError as exc:
         fail(str(exc))
+    people = seat_kinds.count("human")
+    if seed is not None and people > 1 and loaded.hidden_information and not _any_seed():
+        fail(
+            f"--seed: a chosen deal is for practice with at most one person at the table ({people} "
+            "here): whoever chose it would know the others' secrets"
+        )
+    if save is not None:
+        try:
+            check_writable(save)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            fail(f"--save {save}: cannot write a file there ({_why(exc)})")
     session = TerminalGame(loaded, seat_kinds, deal, console, console.input, show_layers=layers)
-    finished = session.run()
-    path = save_record(session.record(), save or default_record_path(loaded))
-    console.print(("Game over." if finished else "Game stopped.") + f" Record saved to {path}")
+    finished = session.run() or session.state.is_terminal()
+    path, trouble = _save_at_end(session, save)
+    console.print(
+        Text(("Game over." if finished else "Game stopped.") + f" Record saved to {printable(str(path))}"),
+        soft_wrap=True,
+    )
+    if trouble:
+        raise typer.Exit(1)
+
+
+def _any_seed() -> bool:
+    """``MASQUES_ANY_SEED=1``: a chosen deal for any table, as the server allows it (an event whose
+    tables all play the same cards, a test that replays a hot-seat game)."""
+    return os.environ.get("MASQUES_ANY_SEED", "").strip().lower() in ("1", "true", "yes")
+
+
+def _why(exc: Exception) -> str:
+    return reason(exc) if isinstance(exc, OSError) else str(exc)
+
+
+def _save_at_end(session: TerminalGame, save: Path | None) -> tuple[Path, bool]:
+    """Save the game's record to ``save``, or else to the records folder; whether ``save`` failed.
+    It fails in one line if neither can be written."""
+    record = session.record()
+    if save is not None:
+        try:
+            return save_record(record, save), False
+        except (OSError, ValueError) as exc:
+            warn(f"cannot save the record to {save} ({_why(exc)}): saving it in the records folder instead")
+    try:
+        return save_record(record, session.record_path()), save is not None
+    except OSError as exc:
+        sys.stderr.write(record.dumps() + "\n")  # the game is not lost: it can be copied from here
+        fail(f"cannot save the record in the records folder either ({_why(exc)}); it is printed above")
 
 
 @app.command()
@@ -118,21 +166,16 @@ def replay(
     try:
         data = load_record_file(file)
     except (OSError, ValueError) as exc:
-        fail(f"cannot read {file}: {exc}")
+        fail(f"cannot read {file}: {_why(exc)}")
     if data.get("format") == "masques-redacted-record":
-        observations = data.get("observations")
-        if not isinstance(observations, list) or not observations:
-            fail(f"{file}: redacted record has no observations")
-        shown = observations if (every or step) else observations[-1:]
-        for obs in shown:
-            console.print(render_observation(str(data.get("game")), obs))
-            if step:
-                console.input("Enter for the next move ")
+        _replay_redacted(file, printable_json(data), every=every, step=step)
         return
     try:
         record = GameRecord.from_json(data)
     except EngineError as exc:
         fail(f"{file}: {exc}")
+    except RecursionError:
+        fail(f"{file}: not a game record (nested too deeply)")
     moves: list[str] = []
 
     def each(state: Any) -> None:
@@ -140,7 +183,7 @@ def replay(
             moves.append(
                 f"{len(state.history)}. seat {previous[0]}: {state.action_to_str(state.history[-1])}"
             )
-            console.print(moves[-1])
+            console.print(Text(moves[-1]))
         previous[0] = state.current_player
         if every or step:
             console.print(render_observation(record.game, state.observation(None)))
@@ -152,12 +195,49 @@ def replay(
         final = record.replay(each)
     except EngineError as exc:
         fail(f"{file}: {exc}")
+    except EOFError:  # --step and the input ended: stop there
+        console.print()
+        return
     if not (every or step):
         console.print(render_observation(record.game, final.observation(None)))
     status = "finished" if final.is_terminal() else "unfinished"
     console.print(
-        f"{record.game}: {len(record.actions)} moves replayed, game {status}; scores {final.scores()}"
+        Text(f"{record.game}: {len(record.actions)} moves replayed, game {status}; scores {final.scores()}")
     )
+
+
+def _replay_redacted(file: Path, data: dict[str, Any], *, every: bool, step: bool) -> None:
+    """Draw a redacted record's observations (all, or the last), each checked before any is shown:
+    the file is not trusted (its text has been through ``printable_json``)."""
+    observations = data.get("observations")
+    if not isinstance(observations, list) or not observations:
+        fail(f"{file}: redacted record has no observations")
+    game = str(data.get("game"))
+    first = 0 if (every or step) else len(observations) - 1
+    drawings = [_checked_drawing(file, game, observations, n) for n in range(first, len(observations))]
+    for drawing in drawings:
+        console.print(drawing)
+        if step:
+            try:
+                console.input("Enter for the next move ")
+            except EOFError:
+                console.print()
+                return
+
+
+def _checked_drawing(file: Path, game: str, observations: list[Any], number: int) -> RenderableType:
+    """The drawing of ``observations[number]``, drawn once off screen: an observation the game's
+    board cannot draw (fields missing or of the wrong type) is refused in one line."""
+    obs = observations[number]
+    try:
+        if not isinstance(obs, dict) and terminal_part(game) is not DEFAULT_PART:
+            raise TypeError("not an object")
+        drawing = render_observation(game, obs)
+        scratch = Console(file=io.StringIO(), width=console.width, markup=False, emoji=False)
+        scratch.print(drawing)
+    except Exception:  # whatever the board trips on: the file is at fault, not the program
+        fail(f"{file}: observation {number + 1} of {len(observations)} is not a {game} observation")
+    return drawing
 
 
 @app.command()
@@ -173,16 +253,32 @@ def export(
     The operator's copy, for a dispute or a study: it shows all that the game keeps hidden, where
     the site gives out only what a seat or a spectator saw (and full records only of games that
     hide nothing after the end).  `masques replay` plays it back."""
-    from .users import _storage
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
 
-    record = _storage(database).record(match_id)
+    from .users import _storage, database_failed
+
+    storage = _storage(database, existing=True)
+    try:
+        record = storage.record(match_id)
+    except SQLAlchemyError as exc:
+        database_failed(make_url(storage.url), exc)
     if record is None:
         fail(f"no match {match_id!r}")
     if out is None:
         sys.stdout.write(record.dumps() + "\n")
         return
-    out.write_text(record.dumps() + "\n", "utf-8")
-    console.print(f"{record.game}: {len(record.actions)} actions written to {out}")
+    try:
+        out.write_text(record.dumps() + "\n", "utf-8")
+    except (OSError, ValueError) as exc:
+        fail(f"cannot write {out}: {_why(exc)}")
+    console.print(
+        Text(f"{record.game}: {len(record.actions)} actions written to {printable(str(out))}"), soft_wrap=True
+    )
+
+
+MAX_BENCH_SECONDS = 3600
+"""The longest ``bench --seconds`` (per configuration)."""
 
 
 @app.command(context_settings=GAME_OPTIONS)
@@ -194,6 +290,10 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Random playouts/s, legal-move generations/s and mean legal moves per turn, on one core."""
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_BENCH_SECONDS):
+        fail(
+            f"--seconds must be a number of seconds above 0 and at most {MAX_BENCH_SECONDS} (got {seconds:g})"
+        )
     try:
         from .options import parse_game_options
 
@@ -299,6 +399,12 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         fail(f"--chance must be one of {', '.join(map(str, CHANCE_VERSIONS))} (got {chance})")
     if resume and out is None:
         fail("--resume goes on from the journal of --out: give the same --out as the stopped run")
+    for names, _count in groups:
+        if len(names) > loaded.num_players:
+            fail(
+                f"--group {':'.join(names)} names {len(names)} bots; {game} has {loaded.num_players} "
+                f"seats (with these options): name at most {loaded.num_players}"
+            )
     specs = arena_mod.schedule(
         game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups, chance=chance
     )
@@ -307,8 +413,15 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             check_seed(spec.seed)
     except ValueError as exc:
         fail(f"--seed: {exc}")
-    journal = arena_mod.Journal(out.with_suffix(".games.jsonl")) if out is not None else None
+    journal: arena_mod.Journal | None = None
     kept: list[arena_mod.GameResult] = []
+    if out is not None:
+        try:  # before any game: the table's files must be writable at the end
+            journal = arena_mod.Journal(out.with_suffix(".games.jsonl"))
+            for suffix in (".json", ".csv", ".png"):
+                check_writable(out.with_suffix(suffix))
+        except (OSError, ValueError) as exc:
+            fail(f"--out {out}: cannot write {_path_of(exc, out)} ({_why(exc)})")
     if journal is not None:
         if resume:
             try:
@@ -318,7 +431,10 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             err_console.print(f"resuming: {len(kept)} of {len(specs)} games already played ({journal.path})")
         elif journal.path.exists():
             err_console.print(f"starting again: {journal.path} is replaced (--resume goes on from it)")
-        journal.start(kept)
+        try:
+            journal.start(kept)
+        except (OSError, ValueError) as exc:
+            fail(f"--out {out}: cannot write the journal {journal.path} ({_why(exc)})")
     done = {arena_mod.journal_key(r.spec) for r in kept}
     todo = [spec for spec in specs if arena_mod.journal_key(spec) not in done]
     report = _progress_reporter(len(specs), len(kept))
@@ -365,10 +481,21 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             "games": len(results),
             "results": arena_mod.results_json(results),
         }
-        for path in arena_mod.write_outputs(rows, meta, out):
-            console.print(f"wrote {path}")
+        try:
+            written = arena_mod.write_outputs(rows, meta, out)
+        except OSError as exc:
+            kept_in = f"; the games are kept in {journal.path} (--resume)" if journal is not None else ""
+            fail(f"cannot write {_path_of(exc, out)} ({_why(exc)}){kept_in}")
+        for path in written:
+            console.print(Text(f"wrote {printable(str(path))}"), soft_wrap=True)
         if journal is not None:
             journal.remove()
+
+
+def _path_of(exc: Exception, default: Path) -> str:
+    """The file an OSError is about, or ``default``."""
+    name = getattr(exc, "filename", None)
+    return str(name) if name else str(default)
 
 
 def _progress_reporter(total: int, start: int) -> Callable[[int], None]:

@@ -2,29 +2,41 @@
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 
 from ..engine import JSON, Game, InvalidOptionError, game_class
+from .files import parse_json, parse_toml, read_text, reason
 
 
 def _load_json_value(game: str, name: str, text: str) -> JSON:
-    """A ``json`` option's value: a path to a .json/.toml file, or inline JSON."""
+    """A ``json`` option's value: inline JSON (text that starts with ``{``), or a path to a .json or
+    .toml file, or other inline JSON.  Whatever is wrong with it is an InvalidOptionError."""
+    if text.lstrip().startswith("{"):
+        return _parse(game, name, text, toml=False)
     path = Path(text)
     try:
-        if path.suffix.lower() in (".json", ".toml") or path.exists():
-            if not path.is_file():
-                raise InvalidOptionError(game, name, f"file {text!r} does not exist")
-            raw = path.read_text("utf-8")
-            if path.suffix.lower() == ".toml":
-                return tomllib.loads(raw)
-            return json.loads(raw)
-        return json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InvalidOptionError(game, name, f"is not valid JSON/TOML: {exc}") from None
+        exists, is_file = path.exists(), path.is_file()
+    except (OSError, ValueError):  # e.g. longer than a file name may be, or a NUL in it
+        exists = is_file = False
+    if not (exists or path.suffix.lower() in (".json", ".toml")):
+        return _parse(game, name, text, toml=False)
+    if not is_file:
+        raise InvalidOptionError(game, name, f"file {text!r} does not exist")
+    try:
+        raw = read_text(path)
     except OSError as exc:
-        raise InvalidOptionError(game, name, f"cannot be read: {exc}") from None
+        raise InvalidOptionError(game, name, f"cannot read {text!r}: {reason(exc)}") from None
+    except ValueError as exc:
+        raise InvalidOptionError(game, name, f"file {text!r} is {exc}") from None
+    return _parse(game, name, raw, toml=path.suffix.lower() == ".toml", source=f"file {text!r}")
+
+
+def _parse(game: str, name: str, text: str, *, toml: bool, source: str = "") -> JSON:
+    try:
+        value: JSON = parse_toml(text) if toml else parse_json(text)
+    except ValueError as exc:
+        raise InvalidOptionError(game, name, f"{source} is {exc}" if source else f"is {exc}") from None
+    return value
 
 
 def parse_game_options(game: str, words: list[str]) -> dict[str, JSON]:

@@ -77,11 +77,18 @@ def _render(value: Any, depth: int) -> RenderableType:
 
 
 def _mapping(value: dict[str, Any], depth: int, title: str | None = None) -> Table:
-    table = Table(show_header=False, title=title, title_justify="left", box=None, padding=(0, 1))
+    # keys and title are the observation's text, shown as they are (Text: no markup)
+    table = Table(
+        show_header=False,
+        title=Text(title, style="table.title") if title else None,
+        title_justify="left",
+        box=None,
+        padding=(0, 1),
+    )
     table.add_column(style="bold")
     table.add_column()
     for key, item in value.items():
-        table.add_row(str(key), _render(item, depth + 1))
+        table.add_row(Text(str(key)), _render(item, depth + 1))
     return table
 
 
@@ -109,7 +116,7 @@ def _records(rows: list[dict[str, Any]], depth: int) -> RenderableType:
         keys.extend(k for k in row if k not in keys)
     table = Table(box=None, padding=(0, 1), header_style="bold")
     for key in keys:
-        table.add_column(str(key))
+        table.add_column(Text(str(key)))
     for row in rows:
         table.add_row(*(_render(row.get(k), depth + 1) if k in row else Text("") for k in keys))
     return table

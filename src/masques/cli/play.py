@@ -3,10 +3,15 @@
 Humans type moves in the game's notation, or a number from the last ``moves`` listing.  When the
 game has hidden information and several humans share the terminal, the screen is cleared and a
 prompt asks the next player to take the keyboard before their private view is shown.
+
+A game is never lost: ``quit``, the end of input or Ctrl-C, wherever they come (at the move prompt,
+at the hand-over, while a bot thinks), stop the game, and the caller saves its record.  What a
+person typed is printed as typed (no markup).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -17,11 +22,13 @@ from typing import Any
 
 from platformdirs import user_data_dir
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from ..ai import Bot, make_bot
 from ..engine import ActionError, Game, GameRecord, MalformedActionError, State
 from ..engine.chance import stream
+from .files import make_parent, parse_json, read_text, reason
+from .output import printable
 from .parts import TerminalPart, terminal_part
 
 HUMAN = "human"
@@ -34,8 +41,20 @@ def records_dir() -> Path:
 
 
 def default_record_path(game: Game) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return records_dir() / f"{game.name}-{stamp}.json"
+    """A new file in :func:`records_dir` for a record of ``game``, named by the time (to the
+    microsecond) and numbered if that name is taken.  The file is created, empty, so that no other
+    game, in this process or another, is saved over it (OSError if the folder cannot be written)."""
+    folder = records_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    for number in itertools.count(1):
+        path = folder / (f"{game.name}-{stamp}.json" if number == 1 else f"{game.name}-{stamp}-{number}.json")
+        try:
+            path.open("x", encoding="utf-8").close()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")
 
 
 def parse_seats(spec: str, num_players: int) -> list[str]:
@@ -68,6 +87,8 @@ class TerminalGame:
     state: State = field(init=False)
     listed: list[int] = field(default_factory=list)
     part: TerminalPart = field(init=False)
+    saved_to: Path | None = field(default=None, init=False)
+    """This game's file in the records folder, once a save without a path has made it."""
 
     def __post_init__(self) -> None:
         self.part = terminal_part(self.game.name)
@@ -83,6 +104,16 @@ class TerminalGame:
     def record(self) -> GameRecord:
         return GameRecord.of(self.state)
 
+    def record_path(self) -> Path:
+        """This game's own file in the records folder (made at the first call; OSError if it cannot be)."""
+        if self.saved_to is None:
+            self.saved_to = default_record_path(self.game)
+        return self.saved_to
+
+    def say(self, text: str, style: str = "") -> None:
+        """Print a line as it is (no markup): it may hold what a person typed."""
+        self.console.print(Text(printable(text), style=style), soft_wrap=True)
+
     def _observe(self) -> None:
         for seat in range(len(self.seats)):
             self.histories[seat].append(self.state.observation(seat))
@@ -94,7 +125,16 @@ class TerminalGame:
         return None
 
     def run(self) -> bool:
-        """Play to the end; False if a human quit first."""
+        """Play to the end; False if the game stopped first: a human quit, or input ended or Ctrl-C
+        came, at any prompt or while a bot thought.  The state keeps every move played (a move is
+        in it whole or not at all), so the caller saves the record either way."""
+        try:
+            return self._play()
+        except (EOFError, KeyboardInterrupt):
+            self.console.print()
+            return False
+
+    def _play(self) -> bool:
         hidden = bool(self.game.hidden_information)
         self._observe()
         last_human: int | None = None
@@ -105,7 +145,10 @@ class TerminalGame:
                     self.game, seat, self.histories[seat], self.state.legal_actions(), self.rng
                 )
                 self.console.print(
-                    f"seat {seat} ({self.seats[seat]}) plays [bold]{self.state.action_to_str(action)}[/]"
+                    Text.assemble(
+                        f"seat {seat} ({self.seats[seat]}) plays ",
+                        (self.state.action_to_str(action), "bold"),
+                    )
                 )
             else:
                 if hidden and len(self.humans) > 1 and last_human != seat:
@@ -122,7 +165,7 @@ class TerminalGame:
             self.state.apply(action)
             self._observe()
         self.show(self._viewer() if hidden else None)
-        self.console.print(result_line(self.state))
+        self.say(result_line(self.state))
         return True
 
     def show(self, seat: int | None) -> None:
@@ -162,17 +205,17 @@ class TerminalGame:
             for _, t in texts:
                 counts[_group(t)] = counts.get(_group(t), 0) + 1
             summary = ", ".join(f"{p}: {n}" for p, n in counts.items())
-            self.console.print(f"{len(texts)} legal moves ({summary}). Type 'moves PIECE' to list one piece.")
+            self.say(f"{len(texts)} legal moves ({summary}). Type 'moves PIECE' to list one piece.")
             return
         if not texts:
-            self.console.print(f"No legal move uses {piece!r}.")
+            self.say(f"No legal move uses {piece!r}.")
             return
         self.listed = [a for a, _ in texts]
         width = max(len(t) for _, t in texts) + 6
         per_row = max(1, 100 // width)
         for i in range(0, len(texts), per_row):
             row = texts[i : i + per_row]
-            self.console.print("".join(f"{i + j + 1:>3}. {t:<{width - 5}}" for j, (_, t) in enumerate(row)))
+            self.say("".join(f"{i + j + 1:>3}. {t:<{width - 5}}" for j, (_, t) in enumerate(row)))
 
     def prompt(self, seat: int) -> int | None:
         """Read commands until a legal move is given; None if the player quits."""
@@ -188,7 +231,7 @@ class TerminalGame:
             word, _, rest = line.partition(" ")
             word = word.lower()
             if word in ("help", "?", "h"):
-                self.console.print(self.help_text())
+                self.say(self.help_text())
             elif word in ("quit", "q", "exit"):
                 return None
             elif word in ("moves", "m", "list"):
@@ -201,8 +244,7 @@ class TerminalGame:
                 self.show_layers = not self.show_layers
                 self.show(seat)
             elif word == "save":
-                path = Path(rest.strip()) if rest.strip() else default_record_path(self.game)
-                self.console.print(f"saved to {save_record(self.record(), path)}")
+                self.save_now(rest.strip())
             elif line.isdigit() and self.listed and 1 <= int(line) <= len(self.listed):
                 return self.listed[int(line) - 1]
             else:
@@ -212,11 +254,22 @@ class TerminalGame:
                 except ActionError as exc:
                     if line.isdigit() and isinstance(exc, MalformedActionError):
                         # a number that is no listed move and not a move of the game's notation
-                        self.console.print("No such number: list moves first with 'moves'.")
+                        self.say("No such number: list moves first with 'moves'.")
                     else:
-                        self.console.print(f"[red]{escape(str(exc))}[/]")
+                        self.say(str(exc), style="red")
                     continue
                 return action
+
+    def save_now(self, where: str) -> None:
+        """The ``save [FILE]`` command: a file that cannot be written is said, and the game goes on."""
+        try:
+            path = save_record(self.record(), Path(where) if where else self.record_path())
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            problem = reason(exc) if isinstance(exc, OSError) else str(exc)
+            target = repr(where) if where else "the records folder"
+            self.say(f"cannot save to {target}: {problem}; the game goes on", style="red")
+            return
+        self.say(f"saved to {path}")
 
 
 def _group(move_text: str) -> str:
@@ -233,14 +286,17 @@ def result_line(state: State) -> str:
 
 
 def save_record(record: GameRecord, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the record to ``path`` (its folders are made); OSError if it cannot be."""
+    make_parent(path)
     path.write_text(record.dumps() + "\n", "utf-8")
     return path
 
 
 def load_record_file(path: Path) -> dict[str, Any]:
-    """Read a record or a redacted record as JSON (the caller decides which it is)."""
-    data = json.loads(path.read_text("utf-8"))
+    """Read a record or a redacted record as JSON (the caller decides which it is): OSError if it
+    cannot be read, ValueError if it is too big (64 MiB), not UTF-8, not JSON, nested too deeply or
+    not a JSON object."""
+    data = parse_json(read_text(path))
     if not isinstance(data, dict):
-        raise ValueError(f"{path} does not hold a game record")
+        raise ValueError("it does not hold a game record (a JSON object)")
     return data

@@ -8,15 +8,19 @@ at once (its sessions end).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.table import Table
 from sqlalchemy.exc import IntegrityError
 
+from ..extras import MissingExtraError
 from .output import console, fail
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
+
     from ..server.storage import PlayerRow, Storage
 
 app = typer.Typer(name="users", help="List, create, reset or disable player accounts.", no_args_is_help=True)
@@ -33,13 +37,46 @@ PasswordStdin = Annotated[
 ]
 
 
-def _storage(database: str | None) -> Storage:
+def _storage(database: str | None, *, existing: bool = False) -> Storage:
+    """The server's database (migrated to the current schema).  A URL that does not parse, a dialect
+    or driver that is not installed, a database that cannot be reached or is not one: one line, exit 2.
+    With ``existing``, a SQLite file that does not exist is refused instead of made."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
     from ..server.storage import Storage
     from .main import default_database_url
 
-    storage = Storage(database or default_database_url())
-    storage.migrate()
+    text = database or default_database_url()
+    try:
+        url: URL = make_url(text)
+    except (ArgumentError, ValueError):
+        fail(
+            "--database (or MASQUES_DATABASE_URL) is not a database URL: it looks like "
+            "sqlite:///FILE or postgresql+psycopg://USER:PASSWORD@HOST/NAME"
+        )
+    if existing and url.get_backend_name() == "sqlite":
+        name = url.database or ""
+        if name not in ("", ":memory:") and not name.startswith("file:") and not Path(name).is_file():
+            fail(f"no such database file: {name}")
+    try:
+        storage = Storage(text)
+        storage.migrate()
+    except (SQLAlchemyError, CommandError, ImportError, ValueError) as exc:
+        database_failed(url, exc)
     return storage
+
+
+def database_failed(url: URL, exc: Exception) -> NoReturn:
+    """One line for a database that cannot be used (the URL shown without its password)."""
+    from sqlalchemy.exc import DBAPIError
+
+    cause: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    why = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    if isinstance(exc, ImportError) and not isinstance(exc, MissingExtraError):
+        why = f"its driver is not installed ({why})"
+    fail(f"cannot use the database {url.render_as_string(hide_password=True)}: {why}")
 
 
 def _password(from_stdin: bool, username: str) -> str:

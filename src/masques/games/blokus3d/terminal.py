@@ -89,13 +89,22 @@ def layers(obs: dict[str, Any]) -> Columns:
 
 def status(obs: dict[str, Any]) -> Table:
     """Colours, their seats, pieces left and current score (B3-6)."""
-    table = Table(title=f"Blokus 3D · {obs['structure']['name']} ({obs['structure']['key']})")
+    # the name of a custom structure is the player's text: drawn as it is, not as markup
+    table = Table(
+        title=Text(f"Blokus 3D · {obs['structure']['name']} ({obs['structure']['key']})", style="table.title")
+    )
     for col in ("colour", "seat", "status", "score", "pieces left"):
         table.add_column(col)
     mover = obs["to_move"]["colour"] if obs["to_move"] else None
     for c in obs["colours"]:
         name = Text(("▶ " if c["colour"] == mover else "  ") + c["colour"], style=TEXT_STYLE[c["colour"]])
-        table.add_row(name, str(c["seat"]), c["status"], str(c["score"]), " ".join(c["pieces_left"]) or "—")
+        table.add_row(
+            name,
+            Text(str(c["seat"])),
+            Text(str(c["status"])),
+            Text(str(c["score"])),
+            Text(" ".join(c["pieces_left"]) or "—"),
+        )
     return table
 
 

@@ -82,7 +82,7 @@ def hand(obs: dict[str, Any]) -> RenderableType:
     """The viewer's own hand, with every feature spelled out."""
     if obs.get("hand") is None:
         return Text("(spectator: hands are hidden)", style="dim")
-    table = Table(title=f"your hand (seat {obs['seat']})")
+    table = Table(title=Text(f"your hand (seat {obs['seat']})", style="table.title"))
     table.add_column("card", justify="right")
     table.add_column("code")
     table.add_column("features")
@@ -97,11 +97,11 @@ def status(obs: dict[str, Any]) -> Table:
         table.add_column(col)
     for seat in range(obs["players"]):
         marker = "▶ " if obs["to_move"] == seat else "  "
-        row = [f"{marker}{seat}", str(obs["hand_sizes"][seat]), str(obs["draws"][seat])]
+        row = [Text(f"{marker}{seat}"), Text(str(obs["hand_sizes"][seat])), Text(str(obs["draws"][seat]))]
         if obs["scoring"]:
-            row.append(str(obs["scores"][seat]))
+            row.append(Text(str(obs["scores"][seat])))
         table.add_row(*row)
-    table.caption = f"pool: {obs['pool_size']} cards"
+    table.caption = Text(f"pool: {obs['pool_size']} cards", style="table.caption")
     return table
 
 

@@ -195,7 +195,7 @@ def status(obs: dict[str, Any]) -> Table:
     title = f"Masker · {str(obs['variant']).upper()} · {players} players · move {len(obs['moves']) + 1}"
     if obs["terminal"]:
         title = f"Masker · {str(obs['variant']).upper()} · {players} players · game over"
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(title, style="table.title"), title_justify="left")
     for col in ("seat", "colour", "held", "piles (of 3)", "status"):
         table.add_column(col, justify="right" if col == "held" else "left")
     for seat in range(players):

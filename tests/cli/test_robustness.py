@@ -1,0 +1,541 @@
+"""Hostile input to the command line: one line on stderr and exit code 2, never a traceback; and a game
+in progress is never lost (every way a session stops saves its record)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from masques.ai import arena
+from masques.cli import bench as cli_bench
+from masques.cli import main as cli_main
+from masques.cli import parts
+from masques.cli import play as cli_play
+from masques.cli.main import app
+from masques.cli.play import TerminalGame, default_record_path
+from masques.engine import GameRecord, load_game, redacted_record
+
+runner = CliRunner()
+
+
+def one_line_error(result: Any, *fragments: str) -> None:
+    """Exit code 2, one line on stderr holding every fragment, no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("masques: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    assert "Traceback" not in result.output
+
+
+@pytest.fixture
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user data directory (records, the default database) inside the test's folder."""
+    home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
+
+
+def records_in(home: Path) -> list[Path]:
+    folder = home / "masques" / "records"
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def played_record(game: str, options: dict[str, Any], moves: int, seed: int = 1) -> GameRecord:
+    """A record of ``moves`` random moves."""
+    state = load_game(game, options).new_initial_state(seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        state.apply(rng.choice(state.legal_actions()))
+    return GameRecord.of(state)
+
+
+# -- replay: files of any size, depth and content -------------------------------------------------
+def test_replay_refuses_deeply_nested_json(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    one_line_error(runner.invoke(app, ["replay", str(deep)]), str(deep), "nested")
+    deep_object = tmp_path / "deep_object.json"
+    deep_object.write_text('{"a":' * 200 + "1" + "}" * 200, "utf-8")
+    one_line_error(runner.invoke(app, ["replay", str(deep_object)]), "nested")
+
+
+def test_replay_reads_no_more_than_the_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from masques.cli import files
+
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"game": "masker", "padding": "x" * 2000}), "utf-8")
+    one_line_error(runner.invoke(app, ["replay", str(big)]), str(big), "larger than 1,000 bytes")
+    if Path("/dev/zero").exists():  # endless: read up to the limit, then refused
+        one_line_error(runner.invoke(app, ["replay", "/dev/zero"]), "larger than")
+    assert files.MAX_FILE_BYTES == 1000
+    monkeypatch.undo()
+    assert files.MAX_FILE_BYTES == 64 * 2**20
+
+
+def test_replay_refuses_a_number_too_long_and_bad_utf8(tmp_path: Path) -> None:
+    digits = tmp_path / "digits.json"
+    digits.write_text('{"seed": ' + "9" * 5000 + "}", "utf-8")
+    one_line_error(runner.invoke(app, ["replay", str(digits)]), "digits")
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"game": "\xe9"}')
+    one_line_error(runner.invoke(app, ["replay", str(latin)]), "UTF-8")
+
+
+@pytest.mark.parametrize(
+    ("game", "observation"),
+    [
+        ("masker", {"foo": 1}),
+        ("masker", 5),
+        ("masker", [1, "x", None]),
+        ("maske", {"players": 3}),
+        ("mascarade", {"seat": 0}),
+        ("blokus3d", {"structure": {"name": "x"}}),
+        ("blokus3d", "text"),
+    ],
+)
+def test_replay_refuses_a_redacted_record_whose_observation_the_board_cannot_draw(
+    tmp_path: Path, game: str, observation: Any
+) -> None:
+    path = tmp_path / "red.json"
+    path.write_text(
+        json.dumps({"format": "masques-redacted-record", "game": game, "observations": [observation]}),
+        "utf-8",
+    )
+    result = runner.invoke(app, ["replay", str(path)])
+    one_line_error(result, str(path), f"observation 1 of 1 is not a {game} observation")
+
+
+def test_replay_every_checks_each_observation_before_drawing_any(tmp_path: Path) -> None:
+    red = redacted_record(played_record("masker", {}, 4), 0)
+    observations = red["observations"]
+    assert isinstance(observations, list) and len(observations) == 5
+    observations[2] = {"players": 2}
+    path = tmp_path / "red.json"
+    path.write_text(json.dumps(red), "utf-8")
+    result = runner.invoke(app, ["replay", "--every", str(path)])
+    one_line_error(result, "observation 3 of 5 is not a masker observation")
+    assert result.stdout == ""
+    # only the last one is drawn without --every: the junk in the middle is not looked at
+    assert runner.invoke(app, ["replay", str(path)]).exit_code == 0
+
+
+def test_replay_of_a_redacted_record_prints_no_terminal_control_sequence(tmp_path: Path) -> None:
+    hostile = "\x1b[2J\x1b[31mFAKE\x1b]0;owned\x07\x9b1m\x7f"
+    red = redacted_record(played_record("blokus3d", {"players": 2}, 3), 0)
+    observations = red["observations"]
+    assert isinstance(observations, list)
+    last = observations[-1]
+    assert isinstance(last, dict) and "last_move" in last
+    last["last_move"] = hostile
+    path = tmp_path / "red.json"
+    path.write_text(json.dumps(red), "utf-8")
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text(
+        json.dumps(
+            {
+                "format": "masques-redacted-record",
+                "game": "nosuchgame" + hostile,
+                "observations": [{"note" + hostile: hostile, "list": [hostile], "nested": {"k": hostile}}],
+            }
+        ),
+        "utf-8",
+    )
+    for file in (path, unknown):
+        result = runner.invoke(app, ["replay", str(file)])
+        assert result.exit_code == 0, result.output
+        assert "FAKE" in result.stdout
+        for control in ("\x1b", "\x07", "\x9b", "\x7f"):
+            assert control not in result.stdout
+
+
+def test_printable_replaces_control_characters_but_keeps_lines() -> None:
+    from masques.cli.output import printable, printable_json
+
+    assert printable("a\x1b[31mb\tc\nd\x9b\x7f\u202e") == "a\ufffd[31mb\tc\nd\ufffd\ufffd\ufffd"
+    assert printable("a\nb\tc\x00", one_line=True) == "a b c\ufffd"
+    assert printable_json({"k\x1b": ["\x1b", 1, None, {"x": "\x07"}]}) == {
+        "k\ufffd": ["\ufffd", 1, None, {"x": "\ufffd"}]
+    }
+
+
+def test_replay_step_stops_quietly_at_the_end_of_input(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(played_record("masker", {}, 6).dumps(), "utf-8")
+    result = runner.invoke(app, ["replay", "--step", str(path)], input="\n")
+    assert result.exit_code == 0, result.output
+
+
+# -- markup: what a person typed or a file brought is shown as it is -----------------------------
+def test_play_prompt_text_is_not_markup(tmp_path: Path, data_home: Path) -> None:
+    monkey_dir = tmp_path / "x[b]"
+    commands = ["moves [/]", "moves [red]X[/red]", f"save {monkey_dir}/[bold]y", "quit"]
+    result = runner.invoke(app, ["play", "masker", "--seed", "1", "--no-layers"], input="\n".join(commands))
+    assert result.exit_code == 0, result.output
+    assert "No legal move uses '[/]'." in result.stdout
+    assert "No legal move uses '[red]X[/red]'." in result.stdout
+    assert (monkey_dir / "[bold]y").is_file()
+    assert f"saved to {monkey_dir}/[bold]y" in result.stdout
+    assert "Game stopped. Record saved to" in result.stdout
+    assert len(records_in(data_home)) == 1
+
+
+@pytest.mark.parametrize("name", ["[/]", "[red]X[/red]", "[bold]"])
+def test_a_custom_structure_name_is_shown_as_it_is(tmp_path: Path, name: str) -> None:
+    structure = json.dumps({"name": name, "heights": ["333", "333", "333"]})
+    record = tmp_path / f"game {name}.json"
+    args = ["play", "blokus3d", "--structure", "custom", "--custom-structure", structure, "--players", "2"]
+    result = runner.invoke(app, [*args, "--seats", "random", "--seed", "3", "--save", str(record)])
+    assert result.exit_code == 0, result.output
+    assert f"Blokus 3D · {name} (custom)" in result.stdout
+    assert f"Record saved to {record}" in result.stdout
+    replayed = runner.invoke(app, ["replay", str(record)])
+    assert replayed.exit_code == 0, replayed.output
+    assert f"Blokus 3D · {name} (custom)" in replayed.stdout
+    helped = runner.invoke(app, [*args, "--seed", "3"], input="help\nquit\n")
+    assert helped.exit_code == 0, helped.output
+    assert json.dumps(name) in helped.stdout
+
+
+def test_the_default_board_shows_keys_and_titles_as_they_are() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120)  # markup on: the drawing must not depend on the console
+    console.print(parts.default_board({"game": "[/]", "[red]k[/red]": [{"[/]": "[bold]v"}], "[/b]": 1}))
+    text = out.getvalue()
+    assert "[/]" in text and "[red]k[/red]" in text and "[bold]v" in text and "[/b]" in text
+
+
+# -- play: the record is never lost ---------------------------------------------------------------
+def test_play_checks_the_save_path_before_the_game(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "masker", "--seats", "random", "--save", str(tmp_path)])
+    one_line_error(result, "--save", "Is a directory")
+    assert "seat" not in result.stdout  # no game was played
+    blocker = tmp_path / "file"
+    blocker.write_text("", "utf-8")
+    result = runner.invoke(app, ["play", "masker", "--seats", "random", "--save", str(blocker / "x.json")])
+    one_line_error(result, "--save", "Not a directory")
+    assert blocker.read_text("utf-8") == ""
+
+
+def test_a_save_that_fails_at_the_prompt_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    blocker = tmp_path / "file"
+    blocker.write_text("", "utf-8")
+    commands = [f"save {tmp_path}", f"save {blocker}/x.json", "moves", "1", "quit"]
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seed", "1", "--save", str(record), "--no-layers"],
+        input="\n".join(commands),
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("the game goes on") == 2
+    assert "Game stopped. Record saved to" in result.stdout
+    assert len(json.loads(record.read_text("utf-8"))["actions"]) >= 1
+
+
+def test_a_final_save_that_fails_falls_back_to_the_records_folder(
+    tmp_path: Path, data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wanted = tmp_path / "game.json"
+    real_save = cli_play.save_record
+
+    def save_record(record: GameRecord, path: Path) -> Path:
+        if path == wanted:
+            raise OSError(28, "No space left on device", str(path))
+        return real_save(record, path)
+
+    monkeypatch.setattr(cli_main, "save_record", save_record)
+    result = runner.invoke(app, ["play", "masker", "--seats", "random", "--seed", "2", "--save", str(wanted)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "No space left on device" in result.stderr and "records folder" in result.stderr
+    saved = records_in(data_home)
+    assert len(saved) == 1 and f"Record saved to {saved[0]}" in result.stdout
+    assert GameRecord.loads(saved[0].read_text("utf-8")).replay().is_terminal()
+
+
+def test_end_of_input_at_the_hot_seat_hand_over_saves_the_record(data_home: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seats", "human,human", "--seed", "1"],
+        input="",
+        env={"MASQUES_ANY_SEED": "1"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "Game stopped. Record saved to" in result.stdout
+    assert len(records_in(data_home)) == 1
+
+
+def test_every_interruption_stops_the_session_with_its_moves() -> None:
+    """End of input at the hand-over, Ctrl-C there or while a bot thinks: run() returns False and
+    the record holds every move played."""
+    game = load_game("masker")
+
+    def session_until(limit: int, error: type[BaseException], seats: list[str]) -> TerminalGame:
+        prompts: list[str] = []
+
+        def ask(prompt: str) -> str:
+            prompts.append(prompt)
+            if prompt.startswith("Seat"):  # the hand-over
+                if len(session.state.history) >= limit:
+                    raise error
+                return ""
+            return "moves" if not session.listed else "1"
+
+        session = TerminalGame(game, seats, 1, Console(file=io.StringIO()), ask)
+        assert session.run() is False
+        return session
+
+    for error in (EOFError, KeyboardInterrupt):
+        session = session_until(3, error, ["human", "human"])
+        assert len(session.record().actions) >= 3
+        assert session.record().replay().observation(None) == session.state.observation(None)
+
+    class Interrupted:
+        def act(self, *_args: Any) -> int:
+            raise KeyboardInterrupt
+
+    session = TerminalGame(game, ["random", "random"], 1, Console(file=io.StringIO()), input)
+    session.bots = {0: Interrupted(), 1: Interrupted()}  # type: ignore[dict-item]
+    assert session.run() is False
+    assert session.record().actions == []
+
+
+def test_default_record_paths_are_never_shared(data_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = load_game("masker")
+    first, second = default_record_path(game), default_record_path(game)
+    assert first != second and first.exists() and second.exists()
+
+    class Frozen:  # two games in the same microsecond
+        @staticmethod
+        def now(_tz: object) -> Any:
+            from datetime import UTC, datetime
+
+            return datetime(2030, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
+
+    monkeypatch.setattr(cli_play, "datetime", Frozen)
+    paths = {default_record_path(game) for _ in range(3)}
+    assert len(paths) == 3 and all(p.exists() for p in paths)
+    # two whole games saved to the default place keep two records
+    for seed in (1, 2):
+        assert runner.invoke(app, ["play", "masker", "--seats", "random", "--seed", str(seed)]).exit_code == 0
+    seeds = {
+        GameRecord.loads(p.read_text("utf-8")).seed for p in records_in(data_home) if p.read_text("utf-8")
+    }
+    assert seeds == {1, 2}
+
+
+# -- bench, options ------------------------------------------------------------------------------
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "-inf", "1e308", "3601"])
+def test_bench_refuses_seconds_that_are_not_a_sensible_duration(
+    seconds: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a playout ran")
+
+    monkeypatch.setattr(cli_bench, "run_playouts", never)
+    one_line_error(runner.invoke(app, ["bench", "masker", "--seconds", seconds]), "--seconds")
+
+
+def test_long_inline_json_is_json_not_a_file_name(tmp_path: Path) -> None:
+    structure = json.dumps({"name": "Big", "heights": [[1, 2, 3, 2, 1, 1, 2, 3, 2, 1]] * 10})
+    assert len(structure) > 255
+    record = tmp_path / "game.json"
+    args = ["play", "blokus3d", "--structure", "custom", "--custom-structure", "  " + structure]
+    result = runner.invoke(app, [*args, "--players", "2", "--seats", "random", "--save", str(record)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(record.read_text("utf-8"))["options"]["custom_structure"]["name"] == "Big"
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b'{"name": "\xff", "heights": ["333"]}', "not UTF-8"),
+        (b'{"name": "x", "heights": ' + b"[" * 20_000 + b"]" * 20_000 + b"}", "nested"),
+        (b'{"name": "x", "heights": [[' + b"9" * 5000 + b"]]}", "digits"),
+    ],
+)
+def test_a_structure_file_that_cannot_be_used_is_one_line(
+    tmp_path: Path, content: bytes, fragment: str
+) -> None:
+    path = tmp_path / "structure.json"
+    path.write_bytes(content)
+    args = ["play", "blokus3d", "--structure", "custom", "--custom-structure", str(path), "--seats", "random"]
+    one_line_error(runner.invoke(app, args), "custom_structure", fragment)
+    toml = tmp_path / "structure.toml"
+    toml.write_text("heights = " + "[" * 5000 + "]" * 5000 + "\n", "utf-8")
+    one_line_error(runner.invoke(app, [*args[:-3], str(toml)]), "custom_structure")
+
+
+# -- export, users: the database -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("notaurl", "not a database URL"),
+        ("foo://bar", "cannot use the database foo://bar"),
+        ("sqlite:////nonexistent-folder/x.db", "no such database file: /nonexistent-folder/x.db"),
+    ],
+)
+def test_export_refuses_a_database_it_cannot_use(url: str, fragment: str) -> None:
+    one_line_error(runner.invoke(app, ["export", "abc", "--database", url]), fragment)
+
+
+def test_export_neither_creates_a_missing_sqlite_file_nor_opens_a_non_database(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite3"
+    result = runner.invoke(app, ["export", "abc", "--database", f"sqlite:///{missing}"])
+    one_line_error(result, f"no such database file: {missing}")
+    assert not missing.exists()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all, but long enough to have a header\n" * 20, "utf-8")
+    one_line_error(runner.invoke(app, ["export", "abc", "--database", f"sqlite:///{text}"]), "not a database")
+    one_line_error(runner.invoke(app, ["users", "list", "--database", f"sqlite:///{text}"]), "not a database")
+    one_line_error(runner.invoke(app, ["chat", "list", "abc", "--database", "foo://bar"]), "foo://bar")
+
+
+def test_database_errors_do_not_show_the_password() -> None:
+    pytest.importorskip("psycopg")
+    url = "postgresql+psycopg://user:hunter2@127.0.0.1:1/site"
+    result = runner.invoke(app, ["export", "abc", "--database", url])
+    one_line_error(result, "postgresql+psycopg://user:***@127.0.0.1:1/site")
+    assert "hunter2" not in result.output
+
+
+def test_a_missing_driver_is_one_line() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("MySQLdb") is not None:
+        pytest.skip("the MySQL driver is installed")
+    one_line_error(runner.invoke(app, ["export", "abc", "--database", "mysql://u@127.0.0.1:1/x"]), "driver")
+
+
+def test_export_to_a_file_it_cannot_write_is_one_line(tmp_path: Path) -> None:
+    from masques.server.storage import NewMatch, NewSeat, Storage
+
+    url = f"sqlite:///{tmp_path / 'site.sqlite3'}"
+    storage = Storage(url)
+    storage.migrate()
+    game = load_game("masker")
+    storage.create_match(
+        NewMatch(
+            "00000000000000aa", "masker", game.rules_version, dict(game.options), 3, [NewSeat("random")] * 2
+        )
+    )
+    storage.engine.dispose()
+    for out in (tmp_path, tmp_path / "missing" / "x.json"):
+        result = runner.invoke(app, ["export", "00000000000000aa", "--database", url, "--out", str(out)])
+        one_line_error(result, f"cannot write {out}")
+    out = tmp_path / "[bold]x.json"
+    result = runner.invoke(app, ["export", "00000000000000aa", "--database", url, "--out", str(out)])
+    assert result.exit_code == 0 and f"written to {out}" in result.stdout
+
+
+# -- arena -----------------------------------------------------------------------------------------
+def test_arena_out_that_cannot_be_written_is_refused_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(arena, "run", never)
+    blocker = tmp_path / "file"
+    blocker.write_text("", "utf-8")
+    base = ["arena", "masker", "--bots", "random", "--games", "1", "--workers", "1"]
+    one_line_error(runner.invoke(app, [*base, "--out", str(blocker / "x" / "y")]), "--out", "Not a directory")
+    (tmp_path / "t.json").mkdir()
+    one_line_error(runner.invoke(app, [*base, "--out", str(tmp_path / "t")]), "Is a directory")
+
+
+def test_arena_group_with_more_bots_than_seats_is_refused() -> None:
+    args = ["arena", "masker", "--bots", "random", "--games", "0", "--group", "greedy:random:easy=3"]
+    one_line_error(runner.invoke(app, [*args, "--workers", "1"]), "greedy:random:easy", "2 seats")
+    with pytest.raises(ValueError, match="2 seats"):
+        arena.schedule("masker", {}, ["random"], 0, groups=[(("greedy", "random", "easy"), 3)])
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        '{"moves": 1e400}',
+        '{"returns": []}',
+        '{"returns": [NaN, 1.0]}',
+        '{"returns": "ab"}',
+        '{"returns": [1.0, 0.0, 0.0]}',
+        '{"moves": 4.5}',
+        "DEEP",
+    ],
+)
+def test_arena_resume_refuses_a_journal_line_with_impossible_values(tmp_path: Path, broken: str) -> None:
+    specs = arena.schedule("masker", {"players": 2}, ["random", "greedy"], 2, seed=0)
+    good = [
+        json.dumps({**_result_json(spec), "moves": 10, "returns": [1.0, 0.0], "scores": [1.0, 0.0]})
+        for spec in specs
+    ]
+    # a later key wins: the broken value replaces the good one
+    first = "[" * 100_000 + "]" * 100_000 if broken == "DEEP" else good[0][:-1] + ", " + broken[1:]
+    journal = tmp_path / "t.games.jsonl"
+    journal.write_text("\n".join([first, *good[1:]]) + "\n", "utf-8")
+    args = ["arena", "masker", "--bots", "random,greedy", "--games", "2", "--workers", "1"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "t"), "--resume"])
+    one_line_error(result, f"{journal}:1: not a game result")
+
+
+def _result_json(spec: arena.GameSpec) -> dict[str, Any]:
+    return {
+        "spec": {
+            "game": spec.game,
+            "options": spec.options,
+            "seats": list(spec.seats),
+            "seed": spec.seed,
+            "chance": spec.chance,
+        }
+    }
+
+
+def test_result_from_json_checks_every_field() -> None:
+    spec = _result_json(arena.GameSpec("masker", {}, ("random", "greedy"), 5))
+    good = {**spec, "returns": [1, 0], "scores": [1.5, 0], "moves": 7}
+    assert arena.result_from_json(good).returns == (1.0, 0.0)
+    bad: Any
+    for bad in (
+        {**good, "returns": [1.0]},
+        {**good, "returns": [float("inf"), 0.0]},
+        {**good, "scores": [True, 0.0]},
+        {**good, "moves": -1},
+        {**good, "moves": 1e300},
+        {**good, "spec": {**spec["spec"], "seats": "random"}},
+        {**good, "spec": {**spec["spec"], "options": []}},
+        [],
+        None,
+    ):
+        with pytest.raises(ValueError, match="not a game result"):
+            arena.result_from_json(bad)
+
+
+def test_the_games_listing_shows_the_help_text_as_written() -> None:
+    """The consoles interpret no markup, so nothing is escaped either: no stray backslash."""
+    result = runner.invoke(app, ["games"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert '"heights": [' in result.stdout and "\\[" not in result.stdout
+
+
+def test_a_chosen_deal_is_for_one_person_at_most(data_home: Path) -> None:
+    """Whoever chose the seed of a game with secrets would know the other people's."""
+    refused = runner.invoke(app, ["play", "masker", "--seats", "human,human", "--seed", "1"], input="")
+    assert refused.exit_code == 2 and "at most one person" in refused.output
+    assert records_in(data_home) == []
+    alone = runner.invoke(app, ["play", "masker", "--seats", "human,random", "--seed", "1"], input="quit\n")
+    assert alone.exit_code == 0, alone.output
+    open_board = runner.invoke(
+        app, ["play", "blokus3d", "--players", "2", "--seats", "human,human", "--seed", "1"], input="quit\n"
+    )
+    assert open_board.exit_code == 0, open_board.output  # nothing hidden: nothing to know
