@@ -92,6 +92,7 @@ def test_an_illegal_action_raises_or_loses() -> None:
     legal = losing.position.legal_actions()[0]
     with pytest.raises(RuntimeError, match="the episode is over"):  # it ended, as it said
         losing.step(legal)
+    assert not losing.action_masks().any()
     losing.reset(seed=1)
     assert losing.step(legal)[2] is False
 

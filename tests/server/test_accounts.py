@@ -404,6 +404,12 @@ def test_a_disabled_accounts_seat_token_stops_with_it(server: Any, api: httpx.Cl
     error(
         api.post(f"/api/matches/{match_id}/resign", headers={"x-seat-token": token}), 403, "account_disabled"
     )
+    for read in ("record", "replay"):  # nor does it read what only its seat may see
+        error(
+            api.get(f"/api/matches/{match_id}/{read}", headers={"x-seat-token": token}),
+            403,
+            "account_disabled",
+        )
     assert support.summary(api, match_id)["status"] == "running"
 
 
@@ -439,12 +445,16 @@ def test_logging_out_a_session_that_has_ended_still_logs_out(server: Any) -> Non
         assert f"{COOKIE}=" in again.headers["set-cookie"] and "Max-Age=0" in again.headers["set-cookie"]
 
 
-@pytest.mark.parametrize("name", ["Expert bot", "robot fort", "HARD  BOT", "Admin"])
+@pytest.mark.parametrize(
+    "name", ["Expert bot", "robot fort", "HARD  BOT", "Admin", "Expert bot 2", "ｅｘｐｅｒｔ bot"]
+)
 def test_a_name_that_reads_as_a_bots_or_the_sites_is_refused(
     server: Any, api: httpx.Client, name: str
 ) -> None:
     with browser(server) as guest:
-        error(guest.post("/api/guest", json={"name": name}), 400, "bad_request")
+        refused = guest.post("/api/guest", json={"name": name})
+        error(refused, 400, "bad_request")
+        assert f"{name!r} reads as a bot's or the site's name" in refused.json()["message"]
     created = support.create_match(api, "masker", {}, ["human", "human"])
     error(api.post(f"/api/matches/{created['id']}/join", json={"name": name}), 400, "bad_request")
     assert not any(s["taken"] for s in support.summary(api, created["id"])["seats"])
@@ -476,3 +486,18 @@ def test_the_cookie_lives_thirty_days_from_the_last_visit(server: Any) -> None:
         assert "HttpOnly" in renewed and "SameSite=lax" in renewed
     with browser(server) as stranger:
         assert "set-cookie" not in stranger.get("/api/me").headers
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [("priv\ue000", "private-use"), ("un\U000e0080", "unassigned"), ("z" + "\u0301" * 5, "at most 4")],
+)
+def test_a_display_name_holds_no_character_that_hides_or_spills(
+    server: Any, api: httpx.Client, name: str, fragment: str
+) -> None:
+    created = support.create_match(api, "masker", {}, ["human", "human"])
+    refused = api.post(f"/api/matches/{created['id']}/join", json={"name": name})
+    error(refused, 400, "bad_request")
+    assert fragment in refused.json()["message"]
+    for fine in ("Nguyễn", "Zoë"):  # any script and its accents
+        assert api.post(f"/api/matches/{created['id']}/join", json={"name": fine}).status_code == 200

@@ -382,6 +382,7 @@ def test_secrets_that_are_not_ascii_are_refused_like_wrong_ones(server: Any, api
         ("POST", "/api/matches", b'{"game": "masker", "seed": ' + b"9" * 5000 + b"}", 400, "bad_json"),
         ("POST", "/api/matches", b'{"game": "masker", "options": {"a": \xff}}', 400, "bad_json"),
         ("POST", "/api/matches", b"[" * 100_00 + b"]" * 100_00, 400, "bad_json"),
+        ("POST", "/api/matches", b'{"game": "mas', 400, "bad_json"),
     ],
 )
 def test_the_frameworks_own_refusals_have_the_apis_shape(

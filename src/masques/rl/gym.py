@@ -136,6 +136,8 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal actions now (all zeros once the game is over); built once per position."""
         state = self.position
+        if self._lost:  # an illegal action ended the episode: nothing is legal any more
+            return np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if self._mask is None or self._mask[0] != len(state.history):
             self._mask = (len(state.history), self.encoder.mask(state))
         return self._mask[1]

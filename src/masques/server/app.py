@@ -313,6 +313,8 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+            return JSONResponse({"code": "bad_json", "message": "the body is not valid JSON"}, 400)
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'the body'}: {e['msg']}"
             for e in exc.errors()
@@ -679,7 +681,11 @@ def create_app(
     async def viewer_seat(request: Request, match: LiveMatch, token: str | None) -> int | None:
         """Whose eyes a read uses: the token's seat, else the session's player's, else a spectator's."""
         signed = None if token else await people.optional_session(request)
-        return await registry_of(request).seat_of(match, token, None if signed is None else signed.player)
+        registry = registry_of(request)
+        seat = await registry.seat_of(match, token, None if signed is None else signed.player)
+        if seat is not None and token:  # a disabled account's seat token reads nothing of its seat
+            await registry.check_seat_account(match, seat)
+        return seat
 
     @app.websocket("/ws/matches/{match_id}")
     async def play(websocket: WebSocket, match_id: str, token: str | None = None) -> None:

@@ -121,6 +121,8 @@ REFUSED_CATEGORIES = {
     "Zl": "a line separator",
     "Zp": "a paragraph separator",
     "Cs": "a lone surrogate",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
 }
 JOINERS = {"\u200c", "\u200d"}
 """Zero-width (non-)joiners are format characters that names need: emoji sequences (👩‍💻) and the
@@ -129,7 +131,8 @@ EMOJI_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 """A flag of a subdivision (🏴 + tag letters + cancel tag); tag characters are refused elsewhere."""
 NAME_RULE = (
     "display names may not contain control characters, invisible format characters such as bidi "
-    "overrides and isolates, or line and paragraph separators (Unicode categories Cc, Cf, Zl, Zp)"
+    "overrides and isolates, line and paragraph separators, private-use characters or unassigned "
+    "code points (Unicode categories Cc, Cf, Zl, Zp, Co, Cn)"
 )
 
 
@@ -158,8 +161,10 @@ for a bot as the client labels bots ("Expert bot", "robot fort")."""
 
 
 def reserved_name(name: str) -> bool:
-    """Whether ``name`` would read as a bot or as the site itself."""
-    return "".join(c for c in name.casefold() if c.isalnum()) in RESERVED_NAMES
+    """Whether ``name`` would read as a bot or as the site itself (a number after it too: the
+    client numbers a level's second bot, "Expert bot 2")."""
+    letters = "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
+    return letters.rstrip("0123456789") in RESERVED_NAMES
 
 
 def check_display_name(name: str) -> str:
@@ -168,7 +173,13 @@ def check_display_name(name: str) -> str:
     that reads as a bot's or the site's would mislead the players at the table."""
     if reserved_name(name):
         raise PydanticCustomError(
-            "display_name", "{name!r} reads as a bot's or the site's name: choose another", {"name": name}
+            "display_name", "{name} reads as a bot's or the site's name: choose another", {"name": repr(name)}
+        )
+    if MARKS.search(name):
+        raise PydanticCustomError(
+            "display_name",
+            "a letter of a display name carries at most {n} accents or marks",
+            {"n": MAX_MARKS},
         )
     for position, char, category in hidden_characters(name, REFUSED_CATEGORIES):
         what = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
@@ -178,6 +189,11 @@ def check_display_name(name: str) -> str:
             {"rule": NAME_RULE, "position": position, "what": what, "kind": REFUSED_CATEGORIES[category]},
         )
     return name
+
+
+MAX_MARKS = 4
+MARKS = re.compile(f"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{{{MAX_MARKS + 1},}}")
+"""More combining marks on one letter than any script writes: text that spills over its neighbours."""
 
 
 def same_secret(given: str, expected: str) -> bool:
