@@ -109,11 +109,22 @@ def test_rest_refuses_wrong_types_instead_of_coercing_them(api: httpx.Client) ->
     assert _ids(api) == before
 
 
-@pytest.mark.parametrize("content", [b"{", b"not json", b"[]", b'"masker"', b"null", b""])
-def test_create_refuses_malformed_bodies(api: httpx.Client, content: bytes) -> None:
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b"{", "bad_json"),
+        (b"not json", "bad_json"),
+        (b"[]", "bad_request"),
+        (b'"masker"', "bad_request"),
+        (b"null", "bad_request"),
+        (b"", "bad_request"),
+    ],
+)
+def test_create_refuses_malformed_bodies(api: httpx.Client, content: bytes, code: str) -> None:
+    """Not JSON at all: bad_json; JSON, but not the object a match is asked with: bad_request."""
     before = _ids(api)
     response = api.post("/api/matches", content=content, headers={"content-type": "application/json"})
-    _error(response, 400, "bad_request")
+    _error(response, 400, code)
     assert _ids(api) == before
 
 
