@@ -501,3 +501,13 @@ def test_a_display_name_holds_no_character_that_hides_or_spills(
     assert fragment in refused.json()["message"]
     for fine in ("Nguyễn", "Zoë"):  # any script and its accents
         assert api.post(f"/api/matches/{created['id']}/join", json={"name": fine}).status_code == 200
+
+
+def test_an_account_that_signs_up_another_leaves_its_session_as_a_log_in_would(server: Any) -> None:
+    with browser(server) as client:
+        signup(client, unique("Ned"))
+        first = client.cookies[COOKIE]
+        second = signup(client, unique("Ola"))
+        assert client.get("/api/me").json()["player"]["id"] == second["player"]["id"]
+        client.cookies.set(COOKIE, first)  # the first account's cookie, kept somewhere: it has ended
+        assert client.get("/api/me").json()["player"] is None

@@ -217,6 +217,11 @@ def router(guard: LoginGuard) -> APIRouter:
                     username_key=key,
                     password_hash=digest,
                 )
+                if signed is not None:  # an account signing up another: this browser leaves the first
+                    await asyncio.to_thread(
+                        storage.end_auth_sessions, signed.player.id, only=signed.token_hash
+                    )
+                    await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         except IntegrityError:
             raise ServerError(409, "username_taken", f"the username {username!r} is taken") from None
         except LookupError:  # the same guest signed up by another request a moment ago
