@@ -683,6 +683,8 @@ def test_mc8a_last_card_with_empty_pool_wins_at_once() -> None:
     assert state.tie_break is None and state.legal_actions() == []
     with pytest.raises(IllegalActionError, match="over"):
         state.apply(PASS)
+    # MC-8 b scores minus the cards in hand: an empty hand scores a plain 0, which prints as "0"
+    assert [f"{score:g}" for score in state.scores()] == ["0", "-5", "-5"]
 
 
 def test_mc8a_last_card_with_cards_in_the_pool_refills_and_play_goes_on() -> None:

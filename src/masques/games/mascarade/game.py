@@ -439,7 +439,7 @@ class MascaradeState(State):
         """MC-9 points with scoring; otherwise minus the cards in hand (fewer is better, MC-8 b)."""
         if self.game.options["scoring"]:
             return [float(s) for s in self.scores_]
-        return [-float(h.bit_count()) for h in self.hands]
+        return [float(-h.bit_count()) for h in self.hands]  # an empty hand scores 0, not -0
 
     def winners(self) -> list[int]:
         return [self.winner] if self.over else []
