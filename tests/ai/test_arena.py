@@ -219,3 +219,30 @@ def test_bots_draw_from_streams_of_their_own() -> None:
         arena.play(arena.GameSpec("masker", {"players": 2}, ("random", "random"), 5, 1)),
     )
     assert new.spec.chance == 2 and old.spec.chance == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("per_pairing", [None, 1, 3])
+@pytest.mark.parametrize(
+    "bots", [["random"], ["random", "greedy"], ["random", "greedy", "easy", "medium", "hard"]]
+)
+@pytest.mark.parametrize("games", [0, 1, 7, 40])
+def test_planned_games_counts_what_schedule_plans(
+    players: int, per_pairing: int | None, bots: list[str], games: int
+) -> None:
+    groups = [(("random", "greedy"), 3)]
+    specs = arena.schedule(
+        "masker", {"players": players}, bots, games, per_pairing=per_pairing, groups=groups
+    )
+    assert arena.planned_games(players, len(bots), games, per_pairing=per_pairing, groups=groups) == len(
+        specs
+    )
+
+
+def test_a_schedule_too_large_to_plan_is_refused_before_it_is_built() -> None:
+    with pytest.raises(ValueError, match="at most 1000000"):
+        arena.schedule("masker", {"players": 2}, ["random", "greedy"], 10**12)
+    with pytest.raises(ValueError, match="at most 1000000"):
+        arena.schedule("masker", {"players": 2}, ["random", "greedy"], 0, per_pairing=10**7)
+    result = CliRunner().invoke(app, ["arena", "masker", "--bots", "random,greedy", "--games", str(10**12)])
+    assert result.exit_code == 2 and "too many games" in result.output and "1000000" in result.output

@@ -31,6 +31,9 @@ from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, check_version, stream
 from ..extras import require
 from .bots import make_bot
 
+MAX_GAMES = 1_000_000
+"""The most games one schedule holds: each is planned in memory before any is played."""
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -88,6 +91,9 @@ def schedule(
     for group, _count in groups or []:
         if len(group) > n:
             raise ValueError(f"the group {':'.join(group)} names {len(group)} bots; {game} has {n} seats")
+    planned = planned_games(n, len(bots), games, per_pairing=per_pairing, groups=groups)
+    if planned > MAX_GAMES:
+        raise ValueError(f"that is {planned} games; one run plays at most {MAX_GAMES}")
     plans: list[tuple[str, ...]] = []
     if per_pairing is None:
         if bots and games > 0:
@@ -99,6 +105,23 @@ def schedule(
     for group, count in groups or []:
         plans += _rotated(list(group), n, count)
     return [GameSpec(game, options, plan, seed + i, chance) for i, plan in enumerate(plans)]
+
+
+def planned_games(
+    num_players: int,
+    bots: int,
+    games: int,
+    *,
+    per_pairing: int | None = None,
+    groups: list[tuple[tuple[str, ...], int]] | None = None,
+) -> int:
+    """How many games ``schedule`` plans, counted without planning them."""
+    tables = math.comb(bots, num_players) if bots >= num_players else 1
+    if per_pairing is None:
+        total = max(games, tables * num_players) if bots and games > 0 else 0
+    else:
+        total = tables * per_pairing
+    return total + sum(max(0, count) for _group, count in groups or [])
 
 
 def _rotated(group: list[str], num_players: int, count: int) -> list[tuple[str, ...]]:

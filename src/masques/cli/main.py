@@ -405,9 +405,12 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
                 f"--group {':'.join(names)} names {len(names)} bots; {game} has {loaded.num_players} "
                 f"seats (with these options): name at most {loaded.num_players}"
             )
-    specs = arena_mod.schedule(
-        game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups, chance=chance
-    )
+    try:
+        specs = arena_mod.schedule(
+            game, loaded.options, kinds, games, seed, per_pairing=per_pairing, groups=groups, chance=chance
+        )
+    except ValueError as exc:
+        fail(f"too many games: {exc}")
     try:
         for spec in (specs[0], specs[-1]) if specs else ():
             check_seed(spec.seed)
