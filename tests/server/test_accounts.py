@@ -446,7 +446,12 @@ def test_logging_out_a_session_that_has_ended_still_logs_out(server: Any) -> Non
 
 
 @pytest.mark.parametrize(
-    "name", ["Expert bot", "robot fort", "HARD  BOT", "Admin", "Expert bot 2", "ｅｘｐｅｒｔ bot"]
+    "name",
+    [
+        *("Expert bot", "robot fort", "HARD  BOT", "Admin", "Expert bot 2", "ｅｘｐｅｒｔ bot"),
+        # letters that look alike: a Greek capital E, a zero, Cyrillic letters, Greek A and I, "rn"
+        *("\u0395xpert bot", "Expert b0t", "\u0415\u0445\u0440\u0435rt bot", "\u0391DM\u0399N", "adrnin"),
+    ],
 )
 def test_a_name_that_reads_as_a_bots_or_the_sites_is_refused(
     server: Any, api: httpx.Client, name: str
@@ -511,3 +516,96 @@ def test_an_account_that_signs_up_another_leaves_its_session_as_a_log_in_would(s
         assert client.get("/api/me").json()["player"]["id"] == second["player"]["id"]
         client.cookies.set(COOKIE, first)  # the first account's cookie, kept somewhere: it has ended
         assert client.get("/api/me").json()["player"] is None
+
+
+ACCENTED = "Crème brûlée à la fenêtre 42"  # precomposed (NFC), as most keyboards type it
+
+
+def test_a_password_is_one_password_whichever_way_its_accents_are_typed(server: Any) -> None:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", ACCENTED)
+    assert decomposed != ACCENTED
+    name = unique("Zoe")
+    with browser(server) as client, browser(server) as other_device:
+        signup(client, name, password=decomposed)
+        login(other_device, name, password=ACCENTED)
+        assert other_device.get("/api/me").json()["player"]["username"] == name
+
+
+def test_a_hash_made_before_passwords_were_normalised_still_opens_and_is_renewed(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A password set as typed (decomposed) before normalising still logs in; that log-in stores
+    the normal form's hash, so the same password typed precomposed logs in afterwards."""
+    import asyncio
+    import unicodedata
+
+    from masques.server import accounts
+
+    decomposed = unicodedata.normalize("NFD", ACCENTED)
+    name = unique("Ida")
+    with browser(server) as client:
+        me = signup(client, name)
+    legacy = accounts.HASHER.hash(decomposed)  # what hash_password stored before the normal form
+    engine = create_engine(server.database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text("update players set password_hash = :h where id = :i"),
+                {"h": legacy, "i": me["player"]["id"]},
+            )
+    finally:
+        engine.dispose()
+    assert asyncio.run(accounts.verify_password(legacy, decomposed))
+    assert not asyncio.run(accounts.verify_password(legacy, ACCENTED))
+    with browser(server) as client:
+        login(client, name, password=decomposed)
+    stored = rows(
+        server.database_url, "select password_hash from players where id = :i", i=me["player"]["id"]
+    )
+    assert stored[0][0] != legacy
+    with browser(server) as client:
+        login(client, name, password=ACCENTED)
+
+
+def test_a_decomposed_password_costs_an_unknown_name_the_same_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import unicodedata
+
+    from masques.server import accounts
+
+    calls: list[str] = []
+    real = accounts.HASHER
+
+    class Counting:
+        def hash(self, password: str) -> str:
+            calls.append("hash")
+            return real.hash(password)
+
+        def verify(self, stored: str, password: str) -> bool:
+            calls.append("verify")
+            return real.verify(stored, password)
+
+    stored = accounts.HASHER.hash(ACCENTED)
+    monkeypatch.setattr(accounts, "HASHER", Counting())
+    decomposed = unicodedata.normalize("NFD", "Wrong brûlée à la fenêtre 7")
+    asyncio.run(accounts.verify_password(stored, decomposed))
+    known = len(calls)
+    calls.clear()
+    asyncio.run(accounts.verify_password(None, decomposed))
+    assert known == len(calls) == 2
+
+
+@pytest.mark.parametrize("name", ["Ingrid", "Liam", "Zoé", "Ανδρέας", "Дмитрий", "Roboto", "Hardy", "Botond"])
+def test_names_that_only_share_letters_with_a_bots_are_accepted(server: Any, name: str) -> None:
+    with browser(server) as guest:
+        me = signed(guest, guest.post("/api/guest", json={"name": name}))
+        assert me["player"]["name"] == name
+
+
+def test_a_username_that_looks_like_the_sites_is_refused(server: Any) -> None:
+    with browser(server) as client:
+        error(
+            client.post("/api/signup", json={"username": "adm1n", "password": PASSWORD}), 400, "bad_username"
+        )

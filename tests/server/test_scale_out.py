@@ -233,3 +233,27 @@ def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_move
             assert again.state.history == match.state.history
 
     run_async(scenario())
+
+
+def test_failed_log_ins_count_across_the_processes(
+    two_processes: tuple[str, ServerProcess, ServerProcess],
+) -> None:
+    """Guesses spread over two processes back off as if they reached one: the count is in Redis."""
+    from masques_server_support import PASSWORD, browser, signup, unique  # type: ignore[import-not-found]
+
+    _url, first, second = two_processes
+    name = unique("Eve")
+    with browser(first) as owner, browser(first) as at_first, browser(second) as at_second:
+        signup(owner, name)
+        answers = [
+            (at_first if i % 2 == 0 else at_second).post(
+                "/api/login", json={"username": name, "password": f"guess-{i}-xyz"}
+            )
+            for i in range(7)
+        ]
+        codes = [a.status_code for a in answers]
+        assert codes[:4] == [401] * 4 and 429 in codes[4:], codes
+        assert all(a.json()["code"] == "too_many_attempts" for a in answers if a.status_code == 429)
+        for client in (at_first, at_second):  # both processes refuse, even the right password
+            refused = client.post("/api/login", json={"username": name, "password": PASSWORD})
+            assert refused.status_code == 429 and refused.json()["code"] == "too_many_attempts", refused.text

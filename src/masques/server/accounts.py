@@ -16,11 +16,13 @@ never sent back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import math
 import re
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -136,7 +138,9 @@ def check_username(username: str) -> str:
 
 
 def check_password(password: str, username: str | None) -> None:
-    """Refuse a password that is short, over-long, the username, one repeated character, or common."""
+    """Refuse a password that is short, over-long, the username, one repeated character, or common
+    (judged in its normal form, the one that is hashed)."""
+    password = normal_password(password)
     if len(password) < MIN_PASSWORD:
         raise ServerError(400, "weak_password", f"a password has at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
@@ -156,19 +160,38 @@ def check_password(password: str, username: str | None) -> None:
         raise ServerError(400, "weak_password", f"this password is too easy to guess ({warning.rstrip('.')})")
 
 
+def normal_password(password: str) -> str:
+    """The form a password is hashed in (Unicode NFC): "é" typed as one character or as "e" and
+    an accent, as keyboards and systems differ, is one password."""
+    return unicodedata.normalize("NFC", password)
+
+
 async def hash_password(password: str) -> str:
-    """The Argon2id hash (off the event loop: it is costly on purpose)."""
-    return await asyncio.to_thread(HASHER.hash, password)
+    """The Argon2id hash of the password's normal form (off the event loop: it is costly on purpose)."""
+    return await asyncio.to_thread(HASHER.hash, normal_password(password))
 
 
 async def verify_password(stored: str | None, password: str) -> bool:
+    """Whether ``password`` is the one hashed in ``stored``: its normal form, or for a hash made
+    before passwords were normalised, the text as typed (``was_normalised`` tells the caller to
+    hash it again).  An unknown account costs the same hashes as a known one."""
+    forms = [normal_password(password)]
+    if forms[0] != password:
+        forms.append(password)
     if stored is None:
-        await asyncio.to_thread(HASHER.hash, password)  # the same cost: no timing hint of a guest
+        for form in forms:  # the same cost: no timing hint of a guest or an unknown name
+            await asyncio.to_thread(HASHER.hash, form)
         return False
-    try:
-        return await asyncio.to_thread(HASHER.verify, stored, password)
-    except (VerifyMismatchError, VerificationError, InvalidHashError):
-        return False
+    right = False
+    for form in forms:  # every form is tried: the cost does not depend on which one matches
+        with contextlib.suppress(VerifyMismatchError, VerificationError, InvalidHashError):
+            right = await asyncio.to_thread(HASHER.verify, stored, form) or right
+    return right
+
+
+def was_normalised(password: str) -> bool:
+    """Whether the password as typed differs from its normal form (its hash may predate the form)."""
+    return normal_password(password) != password
 
 
 def needs_rehash(stored: str) -> bool:
@@ -198,7 +221,8 @@ class _Failures:
 
 
 class LoginGuard:
-    """Backoff on failed log-ins, per username and per client address (this process's memory).
+    """Backoff on failed log-ins, per username and per client address, in this process's memory
+    (one process; several share theirs through Redis: :class:`SharedLoginGuard`).
 
     The first :data:`FREE` failures of a username (:data:`FREE_ADDRESS` of an address) cost nothing;
     each one after makes the next attempt wait twice as long as the last, up to :data:`LONGEST`
@@ -215,10 +239,15 @@ class LoginGuard:
         self._failures: dict[str, _Failures] = {}
         self._seen: dict[str, float] = {}
 
-    def check(self, *keys: str) -> None:
-        """Raise 429 with the seconds to wait if any key is in its backoff."""
-        now = time.monotonic()
-        wait = max((self._failures[k].until - now for k in keys if k in self._failures), default=0.0)
+    @classmethod
+    def wait_after(cls, key: str, count: int) -> float:
+        """Seconds the next attempt on ``key`` waits after its ``count``-th failure in a row."""
+        free = cls.FREE_ADDRESS if key.startswith("ip:") else cls.FREE
+        return 0.0 if count <= free else min(cls.LONGEST, cls.FIRST_WAIT * 2 ** (count - free - 1))
+
+    @staticmethod
+    def refuse(wait: float) -> None:
+        """Raise 429 with the seconds to wait, if there are any."""
         if wait > 0:
             seconds = math.ceil(wait)
             raise ServerError(
@@ -228,18 +257,22 @@ class LoginGuard:
                 retry_after=seconds,
             )
 
-    def failed(self, *keys: str) -> None:
+    async def check(self, *keys: str) -> None:
+        """Raise 429 with the seconds to wait if any key is in its backoff."""
+        now = time.monotonic()
+        self.refuse(max((self._failures[k].until - now for k in keys if k in self._failures), default=0.0))
+
+    async def failed(self, *keys: str) -> None:
         now = time.monotonic()
         self._forget_old(now)
         for key in keys:
             entry = self._failures.setdefault(key, _Failures())
             entry.count += 1
             self._seen[key] = now
-            free = self.FREE_ADDRESS if key.startswith("ip:") else self.FREE
-            if entry.count > free:
-                entry.until = now + min(self.LONGEST, self.FIRST_WAIT * 2 ** (entry.count - free - 1))
+            if wait := self.wait_after(key, entry.count):
+                entry.until = now + wait
 
-    def succeeded(self, key: str) -> None:
+    async def succeeded(self, key: str) -> None:
         self._failures.pop(key, None)
         self._seen.pop(key, None)
 
@@ -250,3 +283,42 @@ class LoginGuard:
             if now - seen > self.KEEP:
                 self._failures.pop(key, None)
                 self._seen.pop(key, None)
+
+
+class SharedLoginGuard(LoginGuard):
+    """The same backoff, kept in Redis: every server process counts the same failures, so spreading
+    guesses over the processes gains nothing, and a restart forgets nothing.  A key's count lives
+    :data:`KEEP` seconds after its last failure."""
+
+    PREFIX = "masques-login:"
+
+    def __init__(self, redis_url: str) -> None:
+        super().__init__()
+        import redis.asyncio as redis
+
+        self.client = redis.Redis.from_url(redis_url)
+
+    async def check(self, *keys: str) -> None:
+        untils = await self.client.mget([self.PREFIX + k + ":until" for k in keys])
+        now = time.time()
+        self.refuse(max((float(u) - now for u in untils if u is not None), default=0.0))
+
+    async def failed(self, *keys: str) -> None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            for key in keys:
+                pipe.incr(self.PREFIX + key + ":count")
+                pipe.expire(self.PREFIX + key + ":count", int(self.KEEP))
+            counted = await pipe.execute()
+        now = time.time()
+        waits = {key: self.wait_after(key, int(count)) for key, count in zip(keys, counted[::2], strict=True)}
+        async with self.client.pipeline(transaction=True) as pipe:
+            for key, wait in waits.items():
+                if wait:
+                    pipe.set(self.PREFIX + key + ":until", repr(now + wait), ex=int(self.KEEP))
+            await pipe.execute()
+
+    async def succeeded(self, key: str) -> None:
+        await self.client.delete(self.PREFIX + key + ":count", self.PREFIX + key + ":until")
+
+    async def close(self) -> None:
+        await self.client.aclose()

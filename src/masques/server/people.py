@@ -237,18 +237,20 @@ def router(guard: LoginGuard) -> APIRouter:
         signed = await acting(request)
         address = await limit(request, "login")
         key = accounts.username_key(body.username)
-        guard.check(f"user:{key}", address)
+        await guard.check(f"user:{key}", address)
         storage = storage_of(request)
         row = await asyncio.to_thread(storage.player_by_username, key)
         # An unknown username costs the same hash as a known one: no timing tells them apart.
         right = await accounts.verify_password(None if row is None else row.password_hash, body.password)
         if row is None or not right:
-            guard.failed(f"user:{key}", address)
+            await guard.failed(f"user:{key}", address)
             raise ServerError(401, "bad_credentials", "wrong username or password")
         if row.disabled:
             raise ServerError(403, "account_disabled", "this account is disabled")
-        guard.succeeded(f"user:{key}")
-        if row.password_hash is not None and accounts.needs_rehash(row.password_hash):
+        await guard.succeeded(f"user:{key}")
+        if row.password_hash is not None and (
+            accounts.needs_rehash(row.password_hash) or accounts.was_normalised(body.password)
+        ):
             rehashed = await accounts.hash_password(body.password)
             await asyncio.to_thread(storage.update_player, row.id, password_hash=rehashed)
         if signed is not None:
@@ -287,10 +289,10 @@ def router(guard: LoginGuard) -> APIRouter:
             raise ServerError(403, "not_an_account", "a guest has no password: sign up to choose one")
         storage = storage_of(request)
         key = f"user:{accounts.username_key(signed.player.name)}"
-        guard.check(key, address)
+        await guard.check(key, address)
         row = await asyncio.to_thread(storage.player, signed.player.id)
         if row is None or not await accounts.verify_password(row.password_hash, body.old_password):
-            guard.failed(key, address)
+            await guard.failed(key, address)
             raise ServerError(401, "bad_credentials", "the current password is wrong")
         accounts.check_password(body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)

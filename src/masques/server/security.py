@@ -12,6 +12,7 @@ its one inline script.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -19,6 +20,7 @@ import unicodedata
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
+from confusable_homoglyphs import confusables
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from pydantic_core import PydanticCustomError
@@ -162,9 +164,34 @@ for a bot as the client labels bots ("Expert bot", "robot fort")."""
 
 def reserved_name(name: str) -> bool:
     """Whether ``name`` would read as a bot or as the site itself (a number after it too: the
-    client numbers a level's second bot, "Expert bot 2")."""
-    letters = "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
-    return letters.rstrip("0123456789") in RESERVED_NAMES
+    client numbers a level's second bot, "Expert bot 2"), letters that look alike read as one: a
+    Greek or Cyrillic "Е", a "0" for an "o", an accented letter for the plain one."""
+    letters = "".join(c for c in unicodedata.normalize("NFKC", name) if c.isalnum())
+    return skeleton(letters.rstrip("0123456789")) in _RESERVED_SKELETONS
+
+
+def skeleton(text: str) -> str:
+    """What ``text`` looks like: each letter or digit that passes for a Latin one (by Unicode's
+    confusables) written as that letter, marks dropped, in lower case, and the Latin letters that
+    pass for each other ("I" and "l", "rn" and "m", "vv" and "w") written alike.  Two names with
+    one skeleton read as one name."""
+    plain = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    latin = "".join(_latin_look_alike(c) for c in plain).casefold()
+    return latin.replace("i", "l").replace("rn", "m").replace("vv", "w")
+
+
+@functools.cache
+def _latin_look_alike(char: str) -> str:
+    if char.isascii() and char.isalpha():
+        return char
+    for glyph in confusables.confusables_data.get(char, ()):
+        if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalpha():
+            return str(glyph["c"])
+    return char
+
+
+_RESERVED_SKELETONS = frozenset(skeleton(name) for name in RESERVED_NAMES)
+"""The reserved names as they look: a name whose skeleton is one of them reads as it."""
 
 
 def check_display_name(name: str) -> str:
