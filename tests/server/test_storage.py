@@ -380,15 +380,18 @@ def test_a_seat_is_claimed_only_while_it_is_a_free_human_seat(tmp_path: Path) ->
     assert (rows[1].kind, rows[1].name, rows[1].token_hash) == ("easy", "Easy bot", None)
 
 
+@pytest.mark.parametrize("backend", support.BACKENDS)
 @pytest.mark.parametrize("rated", [False, True])
-def test_a_last_move_ends_its_match_in_the_same_transaction(tmp_path: Path, rated: bool) -> None:
+def test_a_last_move_ends_its_match_in_the_same_transaction(
+    tmp_path: Path, rated: bool, backend: str
+) -> None:
     """The action, the status, how it ended, the clock's end and (rated) the ratings, at once; an
-    unrated match has no ratings."""
+    unrated match has no ratings.  (On PostgreSQL an unrated match ends in one statement.)"""
     from datetime import UTC, datetime
 
     from masques.server.storage import NewMatch, NewSeat, Turn
 
-    storage = Storage(f"sqlite:///{tmp_path / 'end.sqlite3'}")
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
     storage.migrate()
     if rated:
         storage.create_player("p-ann", "account", "Ann", username_key="ann", password_hash="x")
@@ -409,3 +412,71 @@ def test_a_last_move_ends_its_match_in_the_same_transaction(tmp_path: Path, rate
         assert ratings is not None and len(ratings) == 2 and row.ratings == ratings
     else:
         assert ratings is None and row.ratings is None
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_batch_of_moves_sets_each_matchs_turn_and_a_taken_version_fails_the_whole_batch(
+    tmp_path: Path, backend: str
+) -> None:
+    """The moves of several matches in one write (on PostgreSQL one statement): each action stored,
+    each match's clock, deadline and seat to move set; a version already taken fails the batch and
+    leaves everything as it was."""
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.storage import Append, NewMatch, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        ids = [f"{n:016x}" for n in range(3)]
+        for match_id in ids:
+            storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
+        clock = {"kind": "fischer", "left": [30.5, 12.0]}
+        storage.append_actions(
+            [
+                Append(ids[0], 0, 0, 7, Turn(1, clock, 1234.5)),
+                Append(ids[1], 0, 0, 8, Turn(1, None, None)),
+                Append(ids[2], 0, 0, 9),
+            ]
+        )
+        first, second, third = (storage.match(i) for i in ids)
+        assert first is not None and (first.clock, first.deadline, first.to_move) == (clock, 1234.5, 1)
+        assert second is not None and (second.clock, second.deadline, second.to_move) == (None, None, 1)
+        assert third is not None and third.to_move is None
+        assert [storage.log(i) for i in ids] == [[(0, 7)], [(0, 8)], [(0, 9)]]
+        with pytest.raises(IntegrityError):
+            storage.append_actions([Append(ids[0], 1, 1, 3, Turn(0, None, None)), Append(ids[1], 0, 1, 4)])
+        assert [storage.log(i) for i in ids] == [[(0, 7)], [(0, 8)], [(0, 9)]]
+        unchanged = storage.match(ids[0])
+        assert unchanged is not None and (unchanged.clock, unchanged.to_move) == (clock, 1)
+    finally:
+        storage.dispose()
+
+
+def test_on_postgresql_the_moves_connection_is_replaced_once_the_server_dropped_it(tmp_path: Path) -> None:
+    """The moves' own connection skips the check before each use (it would cost each batch a round
+    trip): a connection the database dropped is replaced and the batch written, not lost."""
+    from sqlalchemy import create_engine, text
+
+    from masques.server.storage import Append, NewMatch
+
+    url = support.fresh_database_url("postgresql", tmp_path)
+    storage = Storage(url)
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        storage.migrate()
+        storage.create_match(NewMatch("00000000000000c1", "masker", "1", {}, 5, [], status="running"))
+        storage.append_actions([Append("00000000000000c1", 0, 0, 7)])
+        with admin.connect() as connection:
+            dropped = connection.execute(
+                text(
+                    "select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where datname = current_database() and pid <> pg_backend_pid()"
+                )
+            ).all()
+        assert dropped
+        storage.append_actions([Append("00000000000000c1", 1, 1, 8)])
+        assert storage.log("00000000000000c1") == [(0, 7), (1, 8)]
+    finally:
+        admin.dispose()
+        storage.dispose()

@@ -44,7 +44,7 @@ from ..engine import (
 )
 from ..extras import require
 from . import boards, heap, learn, people
-from .accounts import COOKIE, LoginGuard
+from .accounts import COOKIE, LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
 from .errors import ServerError
@@ -237,6 +237,9 @@ def create_app(
     storage = Storage(database_url)
     limits = limits or Limits.from_env()
     owner = FileOwner(database_url)
+    if redis_url:
+        require("redis", "sharing matches and limits through Redis")
+    guard = SharedLoginGuard(redis_url) if redis_url else LoginGuard()  # every process counts the same
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -263,7 +266,9 @@ def create_app(
             finally:
                 app.state.analyses.close()
                 await registry.stop()
-                storage.engine.dispose()
+                if isinstance(guard, SharedLoginGuard):
+                    await guard.close()
+                storage.dispose()
         finally:
             owner.release()
 
@@ -273,7 +278,7 @@ def create_app(
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
     app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
-    app.include_router(people.router(LoginGuard()))
+    app.include_router(people.router(guard))
     app.include_router(boards.router())
     app.include_router(learn.router())
 
