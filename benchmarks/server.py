@@ -397,7 +397,7 @@ backend per connection)."""
 def cpu_snapshot(roles: Roles) -> dict[str, dict[int, float]]:
     """CPU seconds so far of each role's processes, this load generator's, and the machine's."""
     taken = {role: {pid: _process_seconds(pid) for pid in pids} for role, pids in roles().items()}
-    taken["load generator"] = {0: time.process_time()}
+    taken.setdefault("load generator", {})[0] = time.process_time()
     busy, idle = _machine_seconds()
     taken["machine"], taken["idle"] = {0: busy}, {0: idle}
     return taken
@@ -653,6 +653,83 @@ async def table(
         match_id, tokens = await new_match(api, seats, players=players, seed=table_seed(number, game + 1))
 
 
+NODE_HUMANS = Path(__file__).with_name("humans.mjs")
+
+
+async def node_humans(
+    base_url: str,
+    ws_urls: list[str],
+    *,
+    first: list[tuple[str, dict[int, str]]],
+    seats: list[str],
+    stats: Stats,
+    window: tuple[float, float],
+    cpu_roles: Roles,
+    server_urls: list[str],
+) -> None:
+    """The tables' seats played by one Node.js process (``humans.mjs``), which costs the machine
+    several times less CPU per move than this script's own seats: on a small machine, more of it is
+    left to the server.  Its CPU counts as the load generator's."""
+    node = shutil.which("node")
+    if node is None or not (NODE_HUMANS.parents[1] / "web" / "node_modules" / "ws").is_dir():
+        raise SystemExit(
+            "--driver node needs Node.js and the web client's packages (bash scripts/build_web.sh)"
+        )
+    loop = asyncio.get_running_loop()
+    to_epoch = time.time() - loop.time()
+    plan = {
+        "base_url": base_url,
+        "ws_urls": ws_urls,
+        "start_epoch": window[0] + to_epoch,
+        "end_epoch": window[1] + to_epoch,
+        "think": THINK,
+        "recv_timeout": RECV_TIMEOUT,
+        "seats": seats,
+        "options": OPTIONS,
+        "tables": [
+            {"number": i, "match_id": match_id, "tokens": tokens}
+            for i, (match_id, tokens) in enumerate(first)
+        ],
+    }
+    proc = await asyncio.create_subprocess_exec(
+        node,
+        *os.environ.get("MASQUES_BENCH_NODE_FLAGS", "").split(),
+        str(NODE_HUMANS),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+
+    def roles() -> dict[str, list[int]]:
+        return {**cpu_roles(), "load generator": [proc.pid]}
+
+    meters = [loop.create_task(measure_cpu(window, roles, stats))]
+    if server_urls:
+        meters.append(loop.create_task(measure_server_latency(window, server_urls, stats)))
+    try:
+        out, _ = await asyncio.wait_for(
+            proc.communicate(json.dumps(plan).encode()), window[1] - loop.time() + 90
+        )
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    await asyncio.gather(*meters)
+    if proc.returncode != 0:
+        raise SystemExit(f"humans.mjs failed (exit {proc.returncode})")
+    played = json.loads(out)
+    stats.actions, stats.human_actions, stats.games = (
+        played["actions"],
+        played["human_actions"],
+        played["games"],
+    )
+    stats.round_trips, stats.errors, stats.timeouts = (
+        played["round_trips"],
+        played["errors"],
+        played["timeouts"],
+    )
+    stats.error_codes.update(played["error_codes"])
+
+
 def table_seed(table: int, game: int) -> int:
     """The deal of a table's game-th match: the same in every run."""
     return table * 1000 + game
@@ -669,10 +746,12 @@ async def run_matches(
     seats: list[str] | None = None,
     cpu_roles: Roles | None = None,
     server_urls: list[str] | None = None,
+    driver: str = "python",
 ) -> Stats:
     """Play ``matches`` matches at once, starting new games as games end, and count what happens in
     a window of ``duration`` seconds; with ``cpu_roles`` (a role's process ids), also where the CPU
-    went in that window, and with ``server_urls`` the servers' own latency of a move in it."""
+    went in that window, and with ``server_urls`` the servers' own latency of a move in it.  With
+    ``driver="node"`` the seats are played by ``benchmarks/humans.mjs`` (tokens only, no chat)."""
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as api:
@@ -701,6 +780,20 @@ async def run_matches(
         loop = asyncio.get_running_loop()
         start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
         window = (start, start + duration)
+        if driver == "node":
+            if accounts or chat_every:
+                raise SystemExit("--driver node plays by seat tokens, without chat")
+            await node_humans(
+                base_url,
+                ws_urls,
+                first=first,
+                seats=seats or SEATS,
+                stats=stats,
+                window=window,
+                cpu_roles=cpu_roles or dict,
+                server_urls=server_urls or [],
+            )
+            return stats
         meters = [loop.create_task(measure_cpu(window, cpu_roles or dict, stats))]
         if server_urls:
             meters.append(loop.create_task(measure_server_latency(window, server_urls, stats)))
@@ -751,6 +844,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
                     "redis": named("redis-server"),
                 },
                 server_urls=[server.base_url for server in servers],
+                driver=args.driver,
             )
         )
     finally:
@@ -760,6 +854,7 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
     duration = args.duration
     return {
         "matches": args.matches,
+        "driver": args.driver,
         "seats": args.seats,
         "players": args.players,
         "processes": args.processes,
@@ -792,7 +887,7 @@ def print_matches(f: dict[str, Any]) -> None:
     print(
         f"matches: Masker 4 players 2D ({f['seats'].replace(',', ', ')}), {f['matches']} concurrent matches, "
         f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}, "
-        f"humans by {f.get('players', 'tokens')}"
+        f"humans by {f.get('players', 'tokens')}, played by {f.get('driver', 'python')}"
     )
     print(f"  actions/s (all seats)    {f['actions_per_s']:10.1f}")
     print(f"  human actions/s          {f['human_actions_per_s']:10.1f}")
@@ -1730,6 +1825,7 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
                         seats=ALL_HUMAN,
                         cpu_roles=site_roles(servers, pool, proxy),
                         server_urls=[server.base_url for server in servers],
+                        driver=args.driver,
                     )
                 )
                 rtt = stats.round_trips
@@ -1800,6 +1896,7 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
     one_web = max(held(one, 100), held(two, 100))  # people's moves need no bot worker
     return {
         "game": "masker 2D; bots: 2 players medium,medium; humans: 4 players, all human",
+        "driver": args.driver,
         "duration_s": args.site_duration,
         "bot_matches": args.site_bot_matches,
         "topologies": rows,
@@ -1905,6 +2002,13 @@ def main() -> None:
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="matches")
     add_source_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--driver",
+        choices=["python", "node"],
+        default="python",
+        help="matches, site: who plays the scripted seats: this script, or benchmarks/humans.mjs "
+        "on Node.js (less CPU per move; seat tokens only, no chat)",
+    )
     parser.add_argument(
         "--bot-workers", type=int, default=None, help="server bot processes (default: the server's default)"
     )

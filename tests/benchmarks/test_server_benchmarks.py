@@ -98,3 +98,23 @@ def test_memory_benchmark_samples_the_server_and_its_children() -> None:
     # every child is sampled (random bots decide in the server itself, so no worker need have started)
     assert last["children"] and all(child["mib"] > 0 for child in last["children"])
     assert {child["name"] for child in last["children"]} <= {"worker", "resource tracker"}
+
+
+@pytest.mark.slow
+def test_the_matches_scenario_plays_with_the_node_seats() -> None:
+    """``--driver node``: the seats played by benchmarks/humans.mjs, counted as the Python ones are,
+    its CPU counted as the load generator's."""
+    figures = run(
+        "server.py",
+        *("--scenario", "matches", "--matches", "3", "--duration", "2", "--driver", "node"),
+        *("--seats", "human,human,human,human"),
+    )
+    matches = figures["scenarios"]["matches"]
+    assert (matches["driver"], matches["matches"], matches["errors"], matches["timeouts"]) == (
+        "node",
+        3,
+        0,
+        0,
+    )
+    assert matches["human_actions_per_s"] > 0 and matches["round_trips"] > 0
+    assert matches["cpu_ms_per_move"]["load generator"] > 0
