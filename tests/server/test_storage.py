@@ -324,18 +324,20 @@ def test_a_move_is_committed_while_the_shared_thread_pool_is_busy(tmp_path: Path
     assert storage.log("00000000000000aa") == [(0, 3)]
 
 
-def test_on_sqlite_a_match_is_created_joined_and_started_while_the_shared_pool_is_busy(
-    tmp_path: Path,
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_match_is_created_joined_and_started_while_the_shared_pool_is_busy(
+    tmp_path: Path, backend: str
 ) -> None:
-    """On SQLite the lobby's writes (a match created, seats claimed, the start) go to the moves'
-    thread: writers on several threads would only wait on each other's file lock, asleep in SQLite's
-    growing steps, while holding the shared pool's threads."""
+    """The lobby's writes (a match created, seats claimed, the start) go to the moves' thread: on
+    SQLite writers on several threads would only wait on each other's file lock, asleep in SQLite's
+    growing steps, while holding the shared pool's threads; on PostgreSQL each of their round trips
+    would wait for the interpreter lock against the moves' thread."""
     import asyncio
     import threading
 
     from masques.server.matches import Registry
 
-    storage = Storage(f"sqlite:///{tmp_path / 'lobby.sqlite3'}")
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
     storage.migrate()
     release = threading.Event()
 
@@ -357,8 +359,11 @@ def test_on_sqlite_a_match_is_created_joined_and_started_while_the_shared_pool_i
             await asyncio.gather(*blockers)
             registry.close()
 
-    assert support.run_async(play()), "the lobby's writes waited for the shared pool"
-    assert [row.status for row in storage.matches(("running",))] == ["running"]
+    try:
+        assert support.run_async(play()), "the lobby's writes waited for the shared pool"
+        assert [row.status for row in storage.matches(("running",))] == ["running"]
+    finally:
+        storage.dispose()
 
 
 def test_a_seat_is_claimed_only_while_it_is_a_free_human_seat(tmp_path: Path) -> None:
