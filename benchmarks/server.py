@@ -1,6 +1,7 @@
 """Server load scenarios over HTTP and WebSocket on loopback, against a ``masques serve`` subprocess.
 
 Usage: python benchmarks/server.py [--scenario matches|bots|spectators|site|all] [--src CHECKOUT] [--json]
+       [--driver python|node]
        [--matches 100] [--duration 30] [--chat-every 10] [--bot-workers N]
        [--bots-duration 90 --bots-loaded-duration 240] [--spectators 1000] [--spectators-duration 60]
        [--processes 2 --database postgresql+psycopg://... --redis redis://...]
@@ -48,6 +49,9 @@ message saying it is their turn); a round trip is an action sent -> the sender's
   actions/s with two workers over one, the all-human rate each topology held at p99 < 100 ms (the
   highest step of the ladder that did), two web processes over one, and one web process at p99 < 50 ms.
 
+``--driver node`` (``matches`` and ``site``, seat tokens only, no chat): the scripted people are played
+  by ``benchmarks/humans.mjs`` on Node.js (``ws`` from the web client's packages), the same play for
+  about half the load generator's CPU per move, which on a small machine is the server's to use.
 ``matches`` and ``site`` also say where the CPU went over the measured window, in milliseconds per
   person's move: the server (or web) processes, bot workers, nginx, PostgreSQL, Redis, this load
   generator, and "other" (the rest of the machine); and how busy the machine was.  On one small
