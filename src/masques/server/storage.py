@@ -223,6 +223,22 @@ def hash_token(token: str) -> str:
 # The statements of a move, built once (the commonest write: no ORM, no statement to build).
 _ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 _MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+_SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+CLAIM_SEAT = (
+    update(_SEATS)
+    .where(
+        _SEATS.c.match_id == bindparam("the_match"),
+        _SEATS.c.seat == bindparam("the_seat"),
+        _SEATS.c.kind == "human",
+        _SEATS.c.token_hash.is_(None),
+    )
+    .values(
+        name=bindparam("new_name"),
+        token_hash=bindparam("new_token_hash"),
+        join_key=bindparam("new_join_key"),
+        player_id=bindparam("new_player_id"),
+    )
+)
 INSERT_ACTIONS = insert(_ACTIONS)
 SET_TURN = (
     update(_MATCHES)
@@ -559,18 +575,27 @@ class Storage:
         *,
         player_id: str | None = None,
     ) -> bool:
-        """Give a free human seat to a player; False if it was taken meanwhile."""
-        with self.session() as s:
-            row = s.scalars(
-                select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat).with_for_update()
-            ).one()
-            if row.kind != "human" or row.token_hash is not None:
-                return False
-            row.name = name
-            row.token_hash = hash_token(token)
-            row.join_key = join_key
-            row.player_id = player_id
-            return True
+        """Give a free human seat to a player; False if it was taken meanwhile (NoResultFound if
+        the match has no such seat).  One guarded UPDATE: a join of every seat of every new match
+        would otherwise read the row, lock it and write it through the ORM."""
+        with self.engine.begin() as connection:
+            claimed = connection.execute(
+                CLAIM_SEAT,
+                {
+                    "the_match": match_id,
+                    "the_seat": seat,
+                    "new_name": name,
+                    "new_token_hash": hash_token(token),
+                    "new_join_key": join_key,
+                    "new_player_id": player_id,
+                },
+            ).rowcount
+            if claimed:
+                return True
+            connection.execute(
+                select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
+            ).one()  # NoResultFound: no such seat
+            return False
 
     def release_seat(self, match_id: str, seat: int) -> None:
         with self.session() as s:
