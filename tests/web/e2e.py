@@ -25,6 +25,7 @@ from playwright.sync_api import (
     WebSocket,
     expect,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = "/usr/bin/chromium"
 LAPTOP: ViewportSize = {"width": 1366, "height": 820}
@@ -177,8 +178,17 @@ def play_to_end(
             on_turn(page, made)
         seen = version(page)
         move(page)
-        wait_version_above(page, seen)
+        try:
+            wait_version_above(page, seen)
+        except PlaywrightTimeoutError as exc:
+            raise AssertionError(f"move {made + 1} made no new view: {page_said(page)}") from exc
         made += 1
+
+
+def page_said(page: Page) -> str:
+    """What a page shows of its state and its alerts: the clue when a move gets no answer."""
+    alerts = [t for t in page.locator("[role=alert]").all_inner_texts() if t.strip()]
+    return f"turn {turn_state(page)!r}, version {version(page)}, alerts {alerts}"
 
 
 def play_pages_to_end(
