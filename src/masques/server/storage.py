@@ -248,6 +248,21 @@ SET_TURN = (
     )
 )
 
+
+def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any]:
+    """Run one statement in autocommit; the rows it returns.  A connection found dropped (the
+    database restarted) is replaced and the statement sent again once: it had not run."""
+    for attempt in (1, 2):
+        try:
+            with engine.connect() as connection:
+                result = connection.exec_driver_sql(sql, params)
+                return list(result.all()) if result.returns_rows else []
+        except DBAPIError as exc:
+            if attempt == 2 or not exc.connection_invalidated:
+                raise
+    return []  # pragma: no cover - the loop returns or raises
+
+
 APPEND_ACTIONS_POSTGRES = """
 WITH added AS (
     INSERT INTO actions (match_id, number, seat, action, created)
@@ -713,9 +728,7 @@ class Storage:
 
     @staticmethod
     def _append_actions_at_once(engine: Engine, appends: list[Append], now: datetime) -> None:
-        """PostgreSQL: the moves and their matches' turns in one statement (atomic on its own).  A
-        connection found dropped (the database restarted) is replaced and the statement sent again
-        once: it had not run."""
+        """PostgreSQL: the moves and their matches' turns in one statement (atomic on its own)."""
         turns = {a.match_id: a.turn for a in appends if a.turn is not None}  # one per match
         params = {
             "match_ids": [a.match_id for a in appends],
@@ -728,14 +741,7 @@ class Storage:
             "deadlines": [t.deadline for t in turns.values()],
             "to_moves": [t.to_move for t in turns.values()],
         }
-        for attempt in (1, 2):
-            try:
-                with engine.connect() as connection:
-                    connection.exec_driver_sql(APPEND_ACTIONS_POSTGRES, params)
-                return
-            except DBAPIError as exc:
-                if attempt == 2 or not exc.connection_invalidated:
-                    raise
+        _one_statement(engine, APPEND_ACTIONS_POSTGRES, params)
 
     @staticmethod
     def _end_unrated_at_once(
@@ -759,14 +765,7 @@ class Storage:
             "end": json.dumps(end),
             "finished": at,
         }
-        for attempt in (1, 2):
-            try:
-                with engine.connect() as connection:
-                    return connection.exec_driver_sql(END_UNRATED_POSTGRES, params).first() is not None
-            except DBAPIError as exc:
-                if attempt == 2 or not exc.connection_invalidated:
-                    raise
-        return False  # pragma: no cover - the loop returns or raises
+        return bool(_one_statement(engine, END_UNRATED_POSTGRES, params))
 
     def end_match(
         self,
