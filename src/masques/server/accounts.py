@@ -29,6 +29,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from zxcvbn import zxcvbn
 
+from ..extras import require
 from .errors import ServerError
 from .security import reserved_name
 
@@ -276,6 +277,9 @@ class LoginGuard:
         self._failures.pop(key, None)
         self._seen.pop(key, None)
 
+    async def close(self) -> None:
+        """Let go of what the guard holds (nothing, in memory)."""
+
     def _forget_old(self, now: float) -> None:
         if len(self._seen) < 10_000:
             return
@@ -294,6 +298,7 @@ class SharedLoginGuard(LoginGuard):
 
     def __init__(self, redis_url: str) -> None:
         super().__init__()
+        require("redis", "sharing matches and limits through Redis")
         import redis.asyncio as redis
 
         self.client = redis.Redis.from_url(redis_url)

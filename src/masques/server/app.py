@@ -237,8 +237,6 @@ def create_app(
     storage = Storage(database_url)
     limits = limits or Limits.from_env()
     owner = FileOwner(database_url)
-    if redis_url:
-        require("redis", "sharing matches and limits through Redis")
     guard = SharedLoginGuard(redis_url) if redis_url else LoginGuard()  # every process counts the same
 
     @asynccontextmanager
@@ -266,8 +264,7 @@ def create_app(
             finally:
                 app.state.analyses.close()
                 await registry.stop()
-                if isinstance(guard, SharedLoginGuard):
-                    await guard.close()
+                await guard.close()
                 storage.dispose()
         finally:
             owner.release()
