@@ -125,6 +125,37 @@ def test_a_taken_username_is_refused_whatever_its_case(server: Any) -> None:
             error(second.post("/api/login", json=bad), 400, "bad_request")
 
 
+@pytest.mark.parametrize(
+    ("taken", "twin"), [("paul", "pauI"), ("Colm", "Colrn"), ("Boon", "Bo0n"), ("vvill", "will")]
+)
+def test_a_username_that_looks_like_a_taken_one_is_refused(server: Any, taken: str, twin: str) -> None:
+    """ "pauI" (capital i) would pass for "paul" at the table: one of them is an account, whichever
+    way the other tries to become one (a new account or a guest signing up)."""
+    suffix = unique("_")
+    with browser(server) as first, browser(server) as second:
+        signup(first, taken + suffix)
+        before = rows(server.database_url, "select count(*) from players where kind = 'account'")[0][0]
+        response = second.post("/api/signup", json={"username": twin + suffix, "password": PASSWORD})
+        error(response, 409, "username_taken")
+        assert repr(taken + suffix) in response.json()["message"]
+        signed(second, second.post("/api/guest", json={"name": "Visitor"}))
+        error(
+            second.post("/api/signup", json={"username": twin + suffix, "password": PASSWORD}),
+            409,
+            "username_taken",
+        )
+        assert second.get("/api/me").json()["player"]["kind"] == "guest"
+        assert (
+            rows(server.database_url, "select count(*) from players where kind = 'account'")[0][0] == before
+        )
+        login(second, taken + suffix)  # the account itself is unchanged
+        error(
+            first.post("/api/login", json={"username": twin + suffix, "password": PASSWORD}),
+            401,
+            "bad_credentials",
+        )
+
+
 def test_changes_with_a_session_need_the_csrf_token(server: Any) -> None:
     with browser(server) as client:
         signup(client, unique("Cid"))
@@ -472,9 +503,9 @@ def test_one_guest_becomes_one_account_even_when_it_signs_up_twice_at_once(serve
         me = signed(guest, guest.post("/api/guest", json={"name": "Lou"}))
     storage = Storage(server.database_url)
     try:
-        storage.make_account(me["player"]["id"], "LouFirst", "loufirst", "hash-1")
+        storage.make_account(me["player"]["id"], "LouFirst", "loufirst", "loufirst", "hash-1")
         with pytest.raises(LookupError, match="not_a_guest"):
-            storage.make_account(me["player"]["id"], "LouSecond", "lousecond", "hash-2")
+            storage.make_account(me["player"]["id"], "LouSecond", "lousecond", "lousecond", "hash-2")
         row = storage.player(me["player"]["id"])
         assert row is not None and (row.kind, row.name) == ("account", "LouFirst")
     finally:

@@ -1,6 +1,7 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
-match, and goes back down and up again; 0005 (ratings, chat, clocks) and 0006 (analyses) too."""
+match, and goes back down and up again; 0005 (ratings, chat, clocks), 0006 (analyses) and 0007
+(how usernames look) too."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.exc import IntegrityError
 
 from masques.server.matches import Registry
 from masques.server.storage import MIGRATIONS, AnalysisRow, Storage
@@ -140,3 +142,54 @@ def test_0006_keeps_analyses_of_earlier_matches_and_goes_both_ways(backend: str,
     assert storage.match("00000000000000cc") is not None
     assert storage.analysis("00000000000000cc", 1) is None
     storage.engine.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0007_gives_each_username_its_look_and_the_older_of_two_look_alikes_keeps_it(
+    backend: str, tmp_path: Path
+) -> None:
+    """Accounts made before 0007 get their username's look; of two that already look alike
+    ("paul", then "pauI"), the older holds it and the newer keeps its name and log-in without one.
+    0007 goes down and up again."""
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0006")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for player_id, name, day in (("p-pauI", "pauI", 3), ("p-paul", "paul", 2), ("p-ann", "Ann", 4)):
+            connection.execute(
+                text(
+                    "INSERT INTO players (id, kind, name, username_key, password_hash, disabled, created)"
+                    " VALUES (:id, 'account', :name, :key, 'x', false, :t)"
+                ),
+                {
+                    "id": player_id,
+                    "name": name,
+                    "key": name.casefold(),
+                    "t": datetime(2026, 1, day, tzinfo=UTC),
+                },
+            )
+        connection.execute(
+            text(
+                "INSERT INTO players (id, kind, name, disabled, created)"
+                " VALUES ('p-guest', 'guest', 'Ann', false, :t)"
+            ),
+            {"t": datetime(2026, 1, 5, tzinfo=UTC)},
+        )
+    engine.dispose()
+
+    storage = Storage(url)
+    storage.migrate()
+    looks = {row.id: row.username_look for row in storage.players()}
+    assert looks == {"p-paul": "paul", "p-pauI": None, "p-ann": "ann"}
+    assert storage.player("p-guest").username_look is None  # type: ignore[union-attr]
+    assert storage.player_by_username("paui").id == "p-pauI"  # type: ignore[union-attr]
+    assert storage.player_by_look("paul").id == "p-paul"  # type: ignore[union-attr]
+    with pytest.raises(IntegrityError):
+        storage.create_player("p-new", "account", "PauI", username_key="paui-new", username_look="paul")
+    storage.engine.dispose()
+
+    migrate(url, "0006", down=True)
+    engine = create_engine(url)
+    assert "username_look" not in {c["name"] for c in inspect(engine).get_columns("players")}
+    engine.dispose()
+    migrate(url, "head")

@@ -103,6 +103,18 @@ def _account(storage: Storage, username: str) -> PlayerRow:
     return row
 
 
+def _taken(storage: Storage, username: str) -> str | None:
+    """Why ``username`` cannot be a new account (taken, or looks like one taken), or None."""
+    from ..server import accounts
+
+    if storage.player_by_username(accounts.username_key(username)) is not None:
+        return f"the username {username!r} is taken"
+    twin = storage.player_by_look(accounts.username_look(username))
+    if twin is not None:
+        return f"the username {username!r} looks like {twin.name!r}, which is taken"
+    return None
+
+
 @app.command("list")
 def list_users(database: Database = None) -> None:
     """Every account: username, player id, creation date, and whether it is disabled."""
@@ -127,6 +139,9 @@ def create(username: str, database: Database = None, password_stdin: PasswordStd
     except ServerError as exc:
         fail(exc.message)
     storage = _storage(database)
+    taken = _taken(storage, username)
+    if taken:
+        fail(taken)
     password = _password(password_stdin, username)
     digest = asyncio.run(accounts.hash_password(password))
     try:
@@ -135,10 +150,11 @@ def create(username: str, database: Database = None, password_stdin: PasswordStd
             "account",
             username,
             username_key=accounts.username_key(username),
+            username_look=accounts.username_look(username),
             password_hash=digest,
         )
-    except IntegrityError:
-        fail(f"the username {username!r} is taken")
+    except IntegrityError:  # taken by another command or server meanwhile
+        fail(_taken(storage, username) or f"the username {username!r} is taken")
     console.print(f"created account {username} (player id {row.id})")
 
 

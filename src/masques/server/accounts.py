@@ -31,7 +31,7 @@ from zxcvbn import zxcvbn
 
 from ..extras import require
 from .errors import ServerError
-from .security import reserved_name
+from .security import reserved_name, skeleton
 
 COOKIE = "masques_session"
 CSRF_HEADER = "x-csrf-token"
@@ -126,6 +126,12 @@ COMMON_PASSWORDS = frozenset(
 def username_key(username: str) -> str:
     """The form usernames are compared in (``Ann`` and ``ann`` are one account)."""
     return username.casefold()
+
+
+def username_look(username: str) -> str:
+    """How a username looks (its skeleton): "paul" and "pauI" (capital i) look alike, so only one
+    of them can be an account, and no one passes for the other at the table."""
+    return skeleton(username)
 
 
 def check_username(username: str) -> str:

@@ -197,13 +197,20 @@ def router(guard: LoginGuard) -> APIRouter:
         username = accounts.check_username(body.username)
         accounts.check_password(body.password, username)
         storage = storage_of(request)
-        key = accounts.username_key(username)
+        key, look = accounts.username_key(username), accounts.username_look(username)
         if await asyncio.to_thread(storage.player_by_username, key) is not None:
             raise ServerError(409, "username_taken", f"the username {username!r} is taken")
+        twin = await asyncio.to_thread(storage.player_by_look, look)
+        if twin is not None:
+            raise ServerError(
+                409, "username_taken", f"the username {username!r} looks like {twin.name!r}, which is taken"
+            )
         digest = await accounts.hash_password(body.password)
         try:
             if signed is not None and signed.player.kind == "guest":
-                moved = await asyncio.to_thread(storage.make_account, signed.player.id, username, key, digest)
+                moved = await asyncio.to_thread(
+                    storage.make_account, signed.player.id, username, key, look, digest
+                )
                 await asyncio.to_thread(storage.end_auth_sessions, signed.player.id)
                 await registry_of(request).signed_out(signed.player.id)
                 await registry_of(request).reload_seats(moved)
@@ -215,6 +222,7 @@ def router(guard: LoginGuard) -> APIRouter:
                     "account",
                     username,
                     username_key=key,
+                    username_look=look,
                     password_hash=digest,
                 )
                 if signed is not None:  # an account signing up another: this browser leaves the first

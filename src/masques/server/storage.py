@@ -126,6 +126,8 @@ class PlayerRow(Base):
     kind: Mapped[str] = mapped_column(String(8))  # guest, account
     name: Mapped[str] = mapped_column(String(40))  # shown at the table; an account's is its username
     username_key: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)  # casefolded
+    # how the username looks (security.skeleton): "paul" and "pauI" cannot both be taken
+    username_look: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True, index=True)
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
@@ -853,12 +855,18 @@ class Storage:
         name: str,
         *,
         username_key: str | None = None,
+        username_look: str | None = None,
         password_hash: str | None = None,
     ) -> PlayerRow:
-        """A new player; an account whose username is taken raises IntegrityError."""
+        """A new player; an account whose username (or its look) is taken raises IntegrityError."""
         with self.session() as s:
             row = PlayerRow(
-                id=player_id, kind=kind, name=name, username_key=username_key, password_hash=password_hash
+                id=player_id,
+                kind=kind,
+                name=name,
+                username_key=username_key,
+                username_look=username_look,
+                password_hash=password_hash,
             )
             s.add(row)
         return row
@@ -871,12 +879,19 @@ class Storage:
         with self.session() as s:
             return s.scalars(select(PlayerRow).where(PlayerRow.username_key == key)).one_or_none()
 
+    def player_by_look(self, look: str) -> PlayerRow | None:
+        """The account whose username looks like ``look`` (a skeleton), if any."""
+        with self.session() as s:
+            return s.scalars(select(PlayerRow).where(PlayerRow.username_look == look)).one_or_none()
+
     def players(self) -> list[PlayerRow]:
         with self.session() as s:
             accounts = select(PlayerRow).where(PlayerRow.kind == "account").order_by(PlayerRow.name)
             return list(s.scalars(accounts))
 
-    def make_account(self, player_id: str, username: str, key: str, password_hash: str) -> list[str]:
+    def make_account(
+        self, player_id: str, username: str, key: str, look: str, password_hash: str
+    ) -> list[str]:
         """Turn a guest into an account (it keeps its seats, now under its username); the matches
         concerned.  IntegrityError if the name is taken; LookupError("not_a_guest") if the player
         became an account meanwhile."""
@@ -885,7 +900,13 @@ class Storage:
             changed = s.execute(
                 update(PlayerRow)
                 .where(PlayerRow.id == player_id, PlayerRow.kind == "guest")
-                .values(kind="account", name=username, username_key=key, password_hash=password_hash)
+                .values(
+                    kind="account",
+                    name=username,
+                    username_key=key,
+                    username_look=look,
+                    password_hash=password_hash,
+                )
             )
             if not changed.rowcount:  # type: ignore[attr-defined]
                 raise LookupError("not_a_guest")
