@@ -444,6 +444,65 @@ def test_a_disabled_accounts_seat_token_stops_with_it(server: Any, api: httpx.Cl
     assert support.summary(api, match_id)["status"] == "running"
 
 
+@pytest.mark.parametrize("how", ["new_password", "reset_by_the_operator"])
+def test_a_new_password_ends_the_accounts_seat_tokens(
+    server: Any, api: httpx.Client, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat token copied from the account's browser stops working once its password changes
+    (the player's own change, or the operator's reset): its connection is closed, it connects,
+    acts and reads no more; the account's session still finds the seat, and the match goes on."""
+    from typer.testing import CliRunner
+
+    from masques.cli.main import app as cli
+    from masques.server import matches
+
+    monkeypatch.setattr(matches, "ALLOWED_SECONDS", 0.0)  # every action checks (the cache is for speed)
+    with browser(server) as ann:
+        name = unique("Ann")
+        signup(ann, name)
+        match_id = support.create_match(ann, "masker", {"players": 2}, ["human", "random"])["id"]
+        token = ann.post(f"/api/matches/{match_id}/join", json={"seat": 0}).json()["token"]
+        copied = support.Conn(server.ws_url, match_id, token, 0)  # no cookie: the token alone
+        copied.first_state()
+        if how == "new_password":
+            changed = ann.post(
+                "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
+            )
+            assert changed.status_code == 204, changed.text
+        else:
+            reset = CliRunner().invoke(
+                cli,
+                ["users", "reset-password", name, "--database", server.database_url, "--password-stdin"],
+                input="Brand-new-pass-77\n",
+            )
+            assert reset.exit_code == 0, reset.output
+            # another process changed it: the connection finds out at its next action
+            version = support.summary(api, match_id)["version"]
+            copied.send({"type": "action", "action": 0, "version": version})
+        assert copied.recv_type("error")["code"] == "signed_out"
+        assert copied.closed_code() == 4401
+        version = support.summary(api, match_id)["version"]
+
+        again = support.Conn(server.ws_url, match_id, token, 0)
+        assert again.recv()["code"] == "bad_token"
+        assert again.closed_code() == 4403
+        headers = {"x-seat-token": token}
+        error(api.post(f"/api/matches/{match_id}/resign", headers=headers), 403, "bad_token")
+        for read in ("record", "replay"):
+            error(api.get(f"/api/matches/{match_id}/{read}", headers=headers), 403, "bad_token")
+        assert support.summary(api, match_id)["version"] == version
+        assert support.summary(api, match_id)["status"] == "running"
+
+        if how == "reset_by_the_operator":  # its sessions ended too: log in again
+            ann.cookies.clear()
+            login(ann, name, "Brand-new-pass-77")
+        record = ann.get(f"/api/matches/{match_id}/record")  # the session's seat
+        assert record.status_code == 200, record.text
+        assert record.json()["seat"] == 0
+        listed = ann.get("/api/me/matches").json()
+        assert [m["id"] for m in listed] == [match_id]
+
+
 def test_an_unknown_username_costs_a_password_check_too(server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Telling unknown usernames from known ones by the time a log-in takes must not be possible."""
     from masques.server import accounts

@@ -295,6 +295,33 @@ def test_the_forms_show_the_servers_refusals_by_code(people: People, web_server:
     expect(elsewhere.get_by_test_id("password-open")).to_be_visible()
 
 
+def test_a_page_that_changes_its_password_mid_match_plays_on_by_its_session(
+    people: People, web_server: Any
+) -> None:
+    """A new password ends the account's seat tokens, the one this page keeps too: the page lets
+    it go and plays on with its session."""
+    base = web_server.base_url
+    page = people.device()
+    name = f"Fenna{random.randrange(10**6)}"
+    sign_up(page, base, name)
+    match_id = e2e.create_match(page, base, "masker", options={"players": "2"}, seats=["you", "random"])
+    assert e2e.wait_turn_or_end(page) == "mine"
+    stored = f"() => localStorage.getItem('masques.seat.{match_id}')"
+    assert page.evaluate(stored) is not None
+    page.get_by_test_id("password-open").click()
+    form = page.get_by_test_id("auth-form")
+    form.locator("input[name=old-password]").fill(PASSWORD)
+    form.locator("input[name=new-password]").fill("lantern-fig-77")
+    page.get_by_test_id("auth-submit").click()
+    expect(page.get_by_test_id("auth-done")).to_be_visible()
+    page.wait_for_function(f"{stored} === null")
+    assert e2e.wait_turn_or_end(page) == "mine"
+    version = int(page.locator(".match-page").get_attribute("data-version") or -1)
+    masker_move(random.Random(3))(page)
+    e2e.wait_version_above(page, version)
+    expect(page.get_by_test_id("banner")).not_to_contain_text(re.compile("refused|not found", re.I))
+
+
 def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, web_server: Any) -> None:
     base = web_server.base_url
     page = people.device(storage=False)

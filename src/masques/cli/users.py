@@ -160,7 +160,7 @@ def create(username: str, database: Database = None, password_stdin: PasswordStd
 
 @app.command("reset-password")
 def reset_password(username: str, database: Database = None, password_stdin: PasswordStdin = False) -> None:
-    """Set a new password for an account; its sessions end (it logs in again)."""
+    """Set a new password for an account; its sessions and seat tokens end (it logs in again)."""
     import asyncio
 
     from ..server import accounts
@@ -170,7 +170,8 @@ def reset_password(username: str, database: Database = None, password_stdin: Pas
     password = _password(password_stdin, row.name)
     storage.update_player(row.id, password_hash=asyncio.run(accounts.hash_password(password)))
     storage.end_auth_sessions(row.id)
-    console.print(f"new password set for {row.name}; its sessions have ended")
+    storage.forget_seat_tokens(row.id)
+    console.print(f"new password set for {row.name}; its sessions and seat tokens have ended")
 
 
 @app.command()

@@ -62,7 +62,7 @@ from .security import (
     docs_page,
     lone_surrogates,
 )
-from .storage import FileOwner, Storage
+from .storage import FileOwner, Storage, hash_token
 
 MAX_BODY = 64 * 1024
 READY_TIMEOUT = 2.0
@@ -505,7 +505,7 @@ def create_app(
         token = one_token(token, request.headers.get("x-seat-token"))
         player = None if signed is None else signed.player
         seat = await registry.fresh_seat_for(match, player, token, left=left)
-        await registry.check_seat_account(match, seat)
+        await registry.check_seat_account(match, seat, token)
         return match, seat
 
     @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
@@ -685,8 +685,8 @@ def create_app(
         signed = None if token else await people.optional_session(request)
         registry = registry_of(request)
         seat = await registry.seat_of(match, token, None if signed is None else signed.player)
-        if seat is not None and token:  # a disabled account's seat token reads nothing of its seat
-            await registry.check_seat_account(match, seat)
+        if seat is not None and token:  # a disabled account's, or an ended, seat token reads nothing
+            await registry.check_seat_account(match, seat, token)
         return seat
 
     @app.websocket("/ws/matches/{match_id}")
@@ -704,8 +704,14 @@ def create_app(
             player = None if signed is None else signed.player
             seat = await registry.seat_of(match, token, player)
             if seat is not None:
-                await registry.check_seat_account(match, seat)
-            client = Client(seat, websocket.send_text, player, None if signed is None else signed.token_hash)
+                await registry.check_seat_account(match, seat, token)
+            client = Client(
+                seat,
+                websocket.send_text,
+                player,
+                None if signed is None else signed.token_hash,
+                None if not token or seat is None else hash_token(token),
+            )
             await registry.connect(match, client)
         except WebSocketDisconnect:
             return

@@ -84,6 +84,9 @@ IDLE_SECONDS = 30.0
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
 SIGNED_OUT_CLOSE = 4401
+SIGNED_OUT_MESSAGE = (
+    "this connection's session has ended, its account is disabled, or its password changed: log in"
+)
 """The close code of a connection whose session ended (a log-out, a new password, a disabled account)."""
 ALLOWED_CACHE = 10_000
 ALLOWED_SECONDS = 2.0
@@ -133,6 +136,7 @@ class Client:
     send_text: Send
     player: Player | None = None  # the signed-in player on this connection (a spectator's chat name)
     session: str | None = None  # the hash of the session it was opened with (None: none, or a token)
+    seat_token: str | None = None  # the hash of the seat token it was opened with (None: none)
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     dropped: bool = False
     close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
@@ -705,8 +709,8 @@ class Registry:
         self._load_lock = asyncio.Lock()
         self._create_lock = asyncio.Lock()
         self._allowed: dict[
-            tuple[str | None, str | None], float
-        ] = {}  # (session, seat's player): when checked
+            tuple[str | None, str | None, str | None], float
+        ] = {}  # (session, seat's player, seat token): when checked
         self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -1448,49 +1452,78 @@ class Registry:
     def _seat_player(match: LiveMatch, client: Client) -> str | None:
         return None if client.seat is None else match.seats[client.seat].player_id
 
+    @staticmethod
+    def _seat_token(match: LiveMatch, client: Client) -> str | None:
+        """The seat token a connection to a player's seat was opened with: a new password ends it."""
+        return (
+            None if client.seat is None or match.seats[client.seat].player_id is None else client.seat_token
+        )
+
     async def check_allowed(self, match: LiveMatch, client: Client) -> None:
         """Refuse (401 ``signed_out``) an action on a connection whose session has ended since it
-        was opened (a log-out, a new password, an operator's reset) or whose seat's account has been
-        disabled since: a seat token does not outlive its account."""
+        was opened (a log-out, a new password, an operator's reset), whose seat's account has been
+        disabled since, or whose seat token was cleared by a new password: a seat token does not
+        outlive its account nor its password."""
         session, player = client.session, self._seat_player(match, client)
+        token = self._seat_token(match, client)
         if session is None and player is None:
             return
         now = time.monotonic()
-        if now - self._allowed.get((session, player), -ALLOWED_SECONDS) < ALLOWED_SECONDS:
+        if now - self._allowed.get((session, player, token), -ALLOWED_SECONDS) < ALLOWED_SECONDS:
             return
         sessions = set() if session is None else {session}
         players = set() if player is None else {player}
-        live, active = await asyncio.to_thread(
-            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS
+        tokens = set() if token is None else {token}
+        live, active, kept = await asyncio.to_thread(
+            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS, tokens
         )
-        if sessions - live or players - active:
-            raise ServerError(
-                401, "signed_out", "this connection's session has ended, or its account is disabled: log in"
-            )
+        if sessions - live or players - active or tokens - kept:
+            raise ServerError(401, "signed_out", SIGNED_OUT_MESSAGE)
         if len(self._allowed) > ALLOWED_CACHE:
             self._allowed.clear()
-        self._allowed[(session, player)] = now
+        self._allowed[(session, player, token)] = now
 
-    async def check_seat_account(self, match: LiveMatch, seat: int) -> None:
+    async def check_seat_account(self, match: LiveMatch, seat: int, token: str | None = None) -> None:
         """403 ``account_disabled`` if the seat's person has an account that has been disabled: its
-        seat token stops with it."""
+        seat token stops with it; 403 ``bad_token`` if ``token`` was the seat's before its
+        account's password changed (checked in storage: another process or the operator's tool
+        may have changed it)."""
         player = match.seats[seat].player_id
         if player is None:
             return
-        _, active = await asyncio.to_thread(self.storage.still_allowed, set(), {player}, SESSION_IDLE_SECONDS)
+        digest = None if not token else hash_token(token)
+        _, active, kept = await asyncio.to_thread(
+            self.storage.still_allowed,
+            set(),
+            {player},
+            SESSION_IDLE_SECONDS,
+            () if digest is None else {digest},
+        )
         if player not in active:
             raise ServerError(403, "account_disabled", "this seat's account is disabled")
+        if digest is not None and digest not in kept:
+            raise ServerError(
+                403, "bad_token", "this seat token ended when its account's password changed: log in to play"
+            )
 
-    async def signed_out(self, player_id: str, *, only: str | None = None, keep: str | None = None) -> None:
+    async def signed_out(
+        self, player_id: str, *, only: str | None = None, keep: str | None = None, seat_tokens: bool = False
+    ) -> None:
         """A player's sessions ended here (all but ``keep``, or only ``only``): their connections
-        opened with them stop at once, as the sessions did."""
+        opened with them stop at once, as the sessions did.  With ``seat_tokens`` (their seat tokens
+        were cleared), so do the connections opened with a token of one of their seats."""
         self._allowed.clear()
         for match in list(self.matches.values()):
             for client in list(match.clients):
                 ended = (
                     client.session is not None and client.session != keep and only in (None, client.session)
                 )
-                if ended and client.player is not None and client.player.id == player_id:
+                by_token = (
+                    seat_tokens
+                    and client.seat_token is not None
+                    and self._seat_player(match, client) == player_id
+                )
+                if (ended and client.player is not None and client.player.id == player_id) or by_token:
                     await self.end_connection(match, client)
 
     async def drop_signed_out(self) -> None:
@@ -1499,15 +1532,18 @@ class Registry:
         clients = [(m, c) for m in self.matches.values() for c in m.clients]
         sessions = {c.session for _, c in clients if c.session is not None}
         players = {p for m, c in clients if (p := self._seat_player(m, c)) is not None}
+        tokens = {t for m, c in clients if (t := self._seat_token(m, c)) is not None}
         if not sessions and not players:
             return
-        live, active = await asyncio.to_thread(
-            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS
+        live, active, kept = await asyncio.to_thread(
+            self.storage.still_allowed, sessions, players, SESSION_IDLE_SECONDS, tokens
         )
         for match, client in clients:
-            player = self._seat_player(match, client)
-            if (client.session is not None and client.session not in live) or (
-                player is not None and player not in active
+            player, token = self._seat_player(match, client), self._seat_token(match, client)
+            if (
+                (client.session is not None and client.session not in live)
+                or (player is not None and player not in active)
+                or (token is not None and token not in kept)
             ):
                 await self.end_connection(match, client)
 
@@ -1517,7 +1553,7 @@ class Registry:
             {
                 "type": "error",
                 "code": "signed_out",
-                "message": "this connection's session has ended, or its account is disabled: log in",
+                "message": SIGNED_OUT_MESSAGE,
             }
         )
         client.close_after_sending(SIGNED_OUT_CLOSE)

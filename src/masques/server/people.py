@@ -288,7 +288,7 @@ def router(guard: LoginGuard) -> APIRouter:
 
     @api.post("/api/password", status_code=204, responses=errors(400, 401, 403, 413))
     async def change_password(body: PasswordChange, request: Request) -> None:
-        """A new password; the account's other sessions end."""
+        """A new password; the account's other sessions and its seat tokens end."""
         signed = await acting(request)
         address = await limit(request, "login")
         if signed is None:
@@ -306,7 +306,11 @@ def router(guard: LoginGuard) -> APIRouter:
         digest = await accounts.hash_password(body.new_password)
         await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
         await asyncio.to_thread(storage.end_auth_sessions, row.id, keep=signed.token_hash)
-        await registry_of(request).signed_out(row.id, keep=signed.token_hash)
+        # Seat tokens handed out before end too: whoever copied one plays no more; the session (this
+        # one, or a new log-in) still finds the seats.
+        matches = await asyncio.to_thread(storage.forget_seat_tokens, row.id)
+        await registry_of(request).reload_seats(matches)
+        await registry_of(request).signed_out(row.id, keep=signed.token_hash, seat_tokens=True)
 
     @api.get("/api/me/matches", responses=errors(401))
     async def my_matches(request: Request) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -974,13 +974,18 @@ class Storage:
             return row, player
 
     def still_allowed(
-        self, sessions: set[str], players: set[str], idle_seconds: float
-    ) -> tuple[set[str], set[str]]:
-        """Of these sessions (token hashes) and players, those still good: a session not ended nor
-        idle too long, of a player not disabled; a player who exists and is not disabled."""
+        self, sessions: set[str], players: set[str], idle_seconds: float, seat_tokens: Iterable[str] = ()
+    ) -> tuple[set[str], set[str], set[str]]:
+        """Of these sessions (token hashes), players and seat tokens (hashes), those still good: a
+        session not ended nor idle too long, of a player not disabled; a player who exists and is
+        not disabled; a seat token still held by its seat (a new password clears an account's)."""
         live: set[str] = set()
         active: set[str] = set()
+        kept: set[str] = set()
         with self.session() as s:
+            if wanted := set(seat_tokens):
+                found = s.scalars(select(SeatRow.token_hash).where(SeatRow.token_hash.in_(wanted)))
+                kept = {token for token in found if token is not None}
             if sessions:
                 since = _now().timestamp() - idle_seconds
                 rows = s.execute(
@@ -995,7 +1000,23 @@ class Storage:
                         select(PlayerRow.id).where(PlayerRow.id.in_(players), PlayerRow.disabled.is_(False))
                     )
                 )
-        return live, active
+        return live, active, kept
+
+    def forget_seat_tokens(self, player_id: str) -> list[str]:
+        """Clear the seat tokens of every seat the player holds (their password changed: a token
+        handed out before stops; the player's session still finds the seat); the matches concerned."""
+        with self.session() as s:
+            held = select(SeatRow.match_id).where(
+                SeatRow.player_id == player_id, SeatRow.token_hash.is_not(None)
+            )
+            matches = sorted(set(s.scalars(held)))
+            if matches:
+                s.execute(
+                    update(SeatRow)
+                    .where(SeatRow.player_id == player_id, SeatRow.token_hash.is_not(None))
+                    .values(token_hash=None, join_key=None)  # a retried join cannot bring one back
+                )
+            return matches
 
     def end_auth_sessions(self, player_id: str, *, keep: str | None = None, only: str | None = None) -> None:
         """End a player's sessions (all but ``keep``, or only ``only``)."""
