@@ -4,7 +4,9 @@ nothing (read back)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +16,8 @@ import pytest
 from masques_server_support import PASSWORD, browser, error, login, signed, signup, unique  # type: ignore[import-not-found]
 from sqlalchemy import create_engine, text
 
-from masques.server.accounts import COOKIE
+from masques.server.accounts import COOKIE, DEVICE_COOKIE, token_hash
+from masques.server.errors import ServerError
 
 
 def rows(url: str, query: str, **params: Any) -> list[Any]:
@@ -229,6 +232,79 @@ def test_failed_logins_back_off(server: Any) -> None:
         assert int(response.headers["retry-after"]) >= 1
         assert COOKIE not in attacker.cookies
         assert owner.get("/api/me").json()["player"]["username"] == name  # the owner's session is untouched
+
+
+def test_guesses_from_many_addresses_do_not_lock_out_the_owners_browser(server: Any) -> None:
+    """Each address gets four free guesses at a username, and the username thirty from everywhere;
+    after those a stranger's browser waits even with the right password, while a browser that
+    logged in to the account before (its device cookie) still gets in from its own address."""
+    name = unique("Gus")
+    subnet = f"203.0.{secrets.randbelow(250)}"
+    with browser(server) as owner, browser(server) as stranger:
+        signup(owner, name)
+        device = next(c for c in owner.cookies.jar if c.name == DEVICE_COOKIE)
+        assert device.path == "/api/login" and device.has_nonstandard_attr("HttpOnly")
+        stored = rows(server.database_url, "select token_hash from login_devices")
+        assert device.value not in str(stored) and (token_hash(device.value),) in [tuple(r) for r in stored]
+        assert owner.post("/api/logout").status_code == 204
+        codes = [
+            stranger.post(
+                "/api/login",
+                json={"username": name, "password": f"guess-{i}-xyz"},
+                headers={"x-forwarded-for": f"{subnet}.{i % 8}"},
+            ).status_code
+            for i in range(32)  # four from each of eight addresses
+        ]
+        assert codes[:30] == [401] * 30 and codes[30:] != [401] * 2, codes
+        fresh = {"x-forwarded-for": f"{subnet}.99"}
+        late = stranger.post("/api/login", json={"username": name, "password": PASSWORD}, headers=fresh)
+        error(late, 429, "too_many_attempts")
+        login(owner, name)  # the owner's own browser, from its own address
+        assert owner.get("/api/me").json()["player"]["username"] == name
+
+
+def test_a_known_browser_still_backs_off_after_its_own_failures(server: Any) -> None:
+    """A device cookie lifts only the lockout by others: its own address's failures count."""
+    name = unique("Ida")
+    with browser(server) as owner:
+        signup(owner, name)
+        assert owner.post("/api/logout").status_code == 204
+        codes = [
+            owner.post("/api/login", json={"username": name, "password": f"typo-{i}-xyz"}).status_code
+            for i in range(6)
+        ]
+        assert codes[:4] == [401] * 4 and 429 in codes[4:], codes
+    with browser(server) as forged:  # a device cookie the site did not make is no one's
+        forged.cookies.set(DEVICE_COOKIE, "made-up-device", path="/api/login")
+        answer = forged.post("/api/signup", json={"username": unique("Jo"), "password": PASSWORD})
+        assert answer.status_code == 201, answer.text
+        assert answer.cookies[DEVICE_COOKIE] not in ("", "made-up-device")
+
+
+def test_a_login_guards_counts_are_forgotten_an_hour_after_the_last_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from masques.server import accounts
+
+    now = [1000.0]
+    monkeypatch.setattr(accounts.time, "monotonic", lambda: now[0])
+    guard = accounts.LoginGuard()
+    keys = accounts.attempt_keys("kim", "ip:abc", known_device=False)
+    assert keys == ("try:kim|ip:abc", "ip:abc", "user:kim")
+    assert accounts.attempt_keys("kim", "ip:abc", known_device=True) == keys[:2]
+
+    async def fail(times: int) -> None:
+        for _ in range(times):
+            await guard.failed(*keys)
+
+    asyncio.run(fail(5))
+    with pytest.raises(ServerError) as refused:
+        asyncio.run(guard.check(*keys))
+    assert refused.value.status == 429
+    now[0] += accounts.LoginGuard.KEEP + 1
+    asyncio.run(guard.check(*keys))
+    asyncio.run(fail(1))  # one failure, an hour on: the first again, free
+    asyncio.run(guard.check(*keys))
 
 
 def test_a_guest_plays_then_signs_up_and_keeps_the_match(server: Any) -> None:

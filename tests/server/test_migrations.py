@@ -1,7 +1,7 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
-match, and goes back down and up again; 0005 (ratings, chat, clocks), 0006 (analyses) and 0007
-(how usernames look) too."""
+match, and goes back down and up again; 0005 (ratings, chat, clocks), 0006 (analyses), 0007
+(how usernames look) and 0008 (known browsers) too."""
 
 from __future__ import annotations
 
@@ -191,5 +191,30 @@ def test_0007_gives_each_username_its_look_and_the_older_of_two_look_alikes_keep
     migrate(url, "0006", down=True)
     engine = create_engine(url)
     assert "username_look" not in {c["name"] for c in inspect(engine).get_columns("players")}
+    engine.dispose()
+    migrate(url, "head")
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0008_adds_the_known_browsers_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0007")
+    storage = Storage(url)
+    storage.migrate()
+    storage.create_player(
+        "p-kim", "account", "kim", username_key="kim", username_look="klm", password_hash="x"
+    )
+    storage.remember_device("d" * 64, "p-kim", keep_seconds=60, most=2)
+    assert storage.known_device("d" * 64, "p-kim", keep_seconds=60)
+    assert not storage.known_device("d" * 64, "p-other", keep_seconds=60)
+    for n in range(3):  # two kept at most: the last used
+        storage.remember_device(str(n) * 64, "p-kim", keep_seconds=60, most=2)
+    assert not storage.known_device("d" * 64, "p-kim", keep_seconds=60)
+    assert storage.known_device("2" * 64, "p-kim", keep_seconds=60)
+    storage.engine.dispose()
+
+    migrate(url, "0007", down=True)
+    engine = create_engine(url)
+    assert "login_devices" not in set(inspect(engine).get_table_names())
     engine.dispose()
     migrate(url, "head")

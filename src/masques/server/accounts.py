@@ -36,6 +36,11 @@ from .security import reserved_name, skeleton
 COOKIE = "masques_session"
 CSRF_HEADER = "x-csrf-token"
 SESSION_IDLE_SECONDS = 30 * 24 * 3600
+DEVICE_COOKIE = "masques_device"
+DEVICE_SECONDS = 180 * 24 * 3600
+"""A browser that logged in to an account is known to it this long after its last log-in."""
+DEVICES_KEPT = 20
+"""The browsers known to one account at most (the last used)."""
 """A session nobody used for this long is over."""
 SESSION_TOUCH_SECONDS = 300
 """A session's last use is written at most this often (reads stay reads)."""
@@ -225,31 +230,50 @@ def token_hash(token: str) -> str:
 class _Failures:
     count: int = 0
     until: float = 0.0  # monotonic time before which no attempt is heard
+    last: float = 0.0  # monotonic time of the last failure
+
+
+def attempt_keys(username_key: str, address: str, *, known_device: bool) -> tuple[str, ...]:
+    """The counts a log-in attempt is judged by: this username from this address, the address,
+    and the username from everywhere, which a browser that logged in to the account before
+    ignores (many addresses guessing lock out strangers, not the owner's own browsers)."""
+    here = f"try:{username_key}|{address}"
+    return (here, address) if known_device else (here, address, f"user:{username_key}")
 
 
 class LoginGuard:
-    """Backoff on failed log-ins, per username and per client address, in this process's memory
-    (one process; several share theirs through Redis: :class:`SharedLoginGuard`).
+    """Backoff on failed log-ins, in this process's memory (one process; several share theirs
+    through Redis: :class:`SharedLoginGuard`), counted per username and address together, per
+    address, and per username (see :func:`attempt_keys`).
 
-    The first :data:`FREE` failures of a username (:data:`FREE_ADDRESS` of an address) cost nothing;
-    each one after makes the next attempt wait twice as long as the last, up to :data:`LONGEST`
-    seconds.  A success clears the username's count."""
+    The first :data:`FREE` failures of a username from one address (:data:`FREE_ADDRESS` of an
+    address, :data:`FREE_USERNAME` of a username from everywhere) cost nothing; each one after
+    makes the next attempt wait twice as long as the last, up to :data:`LONGEST` seconds.  A
+    success clears the count of its username and address; a count is forgotten :data:`KEEP`
+    seconds after its last failure."""
 
     FREE = 4
     FREE_ADDRESS = 20
     """An address may be many people's (a school, a phone network): it gets more failures free."""
+    FREE_USERNAME = 30
+    """Guesses at one username from many addresses: only strangers' browsers wait after these."""
     FIRST_WAIT = 2.0
     LONGEST = 900.0
     KEEP = 3600.0  # a failure older than this is forgotten
 
     def __init__(self) -> None:
         self._failures: dict[str, _Failures] = {}
-        self._seen: dict[str, float] = {}
 
     @classmethod
     def wait_after(cls, key: str, count: int) -> float:
         """Seconds the next attempt on ``key`` waits after its ``count``-th failure in a row."""
-        free = cls.FREE_ADDRESS if key.startswith("ip:") else cls.FREE
+        free = (
+            cls.FREE_ADDRESS
+            if key.startswith("ip:")
+            else cls.FREE_USERNAME
+            if key.startswith("user:")
+            else cls.FREE
+        )
         return 0.0 if count <= free else min(cls.LONGEST, cls.FIRST_WAIT * 2 ** (count - free - 1))
 
     @staticmethod
@@ -274,25 +298,25 @@ class LoginGuard:
         self._forget_old(now)
         for key in keys:
             entry = self._failures.setdefault(key, _Failures())
+            if now - entry.last > self.KEEP:
+                entry.count = 0
             entry.count += 1
-            self._seen[key] = now
+            entry.last = now
             if wait := self.wait_after(key, entry.count):
                 entry.until = now + wait
 
     async def succeeded(self, key: str) -> None:
         self._failures.pop(key, None)
-        self._seen.pop(key, None)
 
     async def close(self) -> None:
         """Let go of what the guard holds (nothing, in memory)."""
 
     def _forget_old(self, now: float) -> None:
-        if len(self._seen) < 10_000:
+        if len(self._failures) < 10_000:
             return
-        for key, seen in list(self._seen.items()):
-            if now - seen > self.KEEP:
-                self._failures.pop(key, None)
-                self._seen.pop(key, None)
+        for key, entry in list(self._failures.items()):
+            if now - entry.last > self.KEEP:
+                del self._failures[key]
 
 
 class SharedLoginGuard(LoginGuard):

@@ -4,6 +4,7 @@ and the request dependencies that tell who a request comes from (see ``accounts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -153,6 +154,42 @@ def router(guard: LoginGuard) -> APIRouter:
         registry: Registry = request.app.state.registry
         return registry
 
+    async def known_device(request: Request, player_id: str) -> bool:
+        """Whether this browser has logged in to the player before (its device cookie)."""
+        token = request.cookies.get(accounts.DEVICE_COOKIE)
+        if not token or len(token) > 100:
+            return False
+        return await asyncio.to_thread(
+            storage_of(request).known_device, accounts.token_hash(token), player_id, accounts.DEVICE_SECONDS
+        )
+
+    async def remember_device(request: Request, response: Response, player_id: str) -> None:
+        """Give this browser a cookie that names it to the account (its hash is kept): guesses
+        at the username from elsewhere will not lock it out.  The cookie goes to the log-in only."""
+        storage = storage_of(request)
+        token = request.cookies.get(accounts.DEVICE_COOKIE) or ""
+        # The browser's token if this site made it (one browser may know several accounts); a
+        # token it did not make, a page elsewhere may have set: a new one instead.
+        if len(token) > 100 or not await asyncio.to_thread(storage.device_exists, accounts.token_hash(token)):
+            token = accounts.new_session_token()
+        with contextlib.suppress(IntegrityError):  # the same browser's other log-in a moment ago
+            await asyncio.to_thread(
+                storage.remember_device,
+                accounts.token_hash(token),
+                player_id,
+                accounts.DEVICE_SECONDS,
+                accounts.DEVICES_KEPT,
+            )
+        response.set_cookie(
+            accounts.DEVICE_COOKIE,
+            token,
+            max_age=accounts.DEVICE_SECONDS,
+            path="/api/login",  # read by nothing else
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+
     async def limit(request: Request, *kinds: str) -> str:
         key = client_key(request.client.host if request.client else None)
         for kind in ("api", *kinds):
@@ -237,6 +274,7 @@ def router(guard: LoginGuard) -> APIRouter:
                 409, "already_account", "this guest has just become an account: log in"
             ) from None
         assert row is not None
+        await remember_device(request, response, row.id)
         return await _open_session(request, response, row)
 
     @api.post("/api/login", responses=errors(400, 401, 403, 413))
@@ -245,17 +283,21 @@ def router(guard: LoginGuard) -> APIRouter:
         signed = await acting(request)
         address = await limit(request, "login")
         key = accounts.username_key(body.username)
-        await guard.check(f"user:{key}", address)
         storage = storage_of(request)
         row = await asyncio.to_thread(storage.player_by_username, key)
+        known = row is not None and await known_device(request, row.id)
+        keys = accounts.attempt_keys(key, address, known_device=known)
+        await guard.check(*keys)
         # An unknown username costs the same hash as a known one: no timing tells them apart.
         right = await accounts.verify_password(None if row is None else row.password_hash, body.password)
         if row is None or not right:
-            await guard.failed(f"user:{key}", address)
+            await guard.failed(*accounts.attempt_keys(key, address, known_device=False))
             raise ServerError(401, "bad_credentials", "wrong username or password")
         if row.disabled:
             raise ServerError(403, "account_disabled", "this account is disabled")
-        await guard.succeeded(f"user:{key}")
+        await guard.succeeded(keys[0])
+        if not known:
+            await remember_device(request, response, row.id)
         if row.password_hash is not None and (
             accounts.needs_rehash(row.password_hash) or accounts.was_normalised(body.password)
         ):
@@ -296,11 +338,12 @@ def router(guard: LoginGuard) -> APIRouter:
         if signed.player.kind != "account":
             raise ServerError(403, "not_an_account", "a guest has no password: sign up to choose one")
         storage = storage_of(request)
-        key = f"user:{accounts.username_key(signed.player.name)}"
-        await guard.check(key, address)
+        # A signed-in browser is the account's own: only its address's guesses hold it up.
+        keys = accounts.attempt_keys(accounts.username_key(signed.player.name), address, known_device=True)
+        await guard.check(*keys)
         row = await asyncio.to_thread(storage.player, signed.player.id)
         if row is None or not await accounts.verify_password(row.password_hash, body.old_password):
-            await guard.failed(key, address)
+            await guard.failed(*keys)
             raise ServerError(401, "bad_credentials", "the current password is wrong")
         accounts.check_password(body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)

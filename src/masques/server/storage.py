@@ -145,6 +145,17 @@ class AuthSessionRow(Base):
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class LoginDeviceRow(Base):
+    """A browser that logged in to an account (its cookie's token, hashed; one browser may know
+    several accounts): another address's failed guesses at the username do not lock it out."""
+
+    __tablename__ = "login_devices"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True, index=True)
+    last_used: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class RatingRow(Base):
     """A player's (or a bot level's: ``bot:<level>``) rating in one game and family."""
 
@@ -1001,6 +1012,45 @@ class Storage:
                     )
                 )
         return live, active, kept
+
+    def known_device(self, token_hash: str, player_id: str, keep_seconds: float) -> bool:
+        """Whether this browser logged in to this player within ``keep_seconds`` (its use noted)."""
+        now = _now()
+        with self.session() as s:
+            row = s.get(LoginDeviceRow, (token_hash, player_id))
+            if row is None:
+                return False
+            if (now - aware(row.last_used)).total_seconds() > keep_seconds:
+                s.delete(row)
+                return False
+            row.last_used = now
+            return True
+
+    def device_exists(self, token_hash: str) -> bool:
+        """Whether this device token was handed out here (to any account)."""
+        with self.session() as s:
+            return (
+                s.scalars(
+                    select(LoginDeviceRow.player_id).where(LoginDeviceRow.token_hash == token_hash)
+                ).first()
+                is not None
+            )
+
+    def remember_device(self, token_hash: str, player_id: str, keep_seconds: float, most: int) -> None:
+        """Note a browser that logged in; the player's devices unused for ``keep_seconds``, and
+        all but the ``most`` last used, are forgotten."""
+        now = _now()
+        with self.session() as s:
+            s.merge(LoginDeviceRow(token_hash=token_hash, player_id=player_id, last_used=now))
+            s.flush()
+            devices = s.scalars(
+                select(LoginDeviceRow)
+                .where(LoginDeviceRow.player_id == player_id)
+                .order_by(LoginDeviceRow.last_used.desc())
+            )
+            for rank, row in enumerate(list(devices)):
+                if rank >= most or (now - aware(row.last_used)).total_seconds() > keep_seconds:
+                    s.delete(row)
 
     def forget_seat_tokens(self, player_id: str) -> list[str]:
         """Clear the seat tokens of every seat the player holds (their password changed: a token
