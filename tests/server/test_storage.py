@@ -485,3 +485,39 @@ def test_on_postgresql_the_moves_connection_is_replaced_once_the_server_dropped_
     finally:
         admin.dispose()
         storage.dispose()
+
+
+def test_on_postgresql_a_write_that_waits_on_a_held_lock_fails_instead_of_stalling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All of a process's writes go through one thread: a match row locked by someone else's long
+    transaction makes a move fail after the lock timeout, and the next one is written once the
+    lock is let go."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import OperationalError
+
+    from masques.server import storage as storage_module
+    from masques.server.storage import Append, NewMatch
+
+    monkeypatch.setattr(storage_module, "LOCK_TIMEOUT_SECONDS", 0.3)
+    url = support.fresh_database_url("postgresql", tmp_path)
+    storage = Storage(url)
+    other = create_engine(url)
+    try:
+        storage.migrate()
+        storage.create_match(NewMatch("00000000000000c2", "masker", "1", {}, 5, [], status="running"))
+        with other.connect() as holder, ThreadPoolExecutor(1) as writer:
+            holder.execute(text("select id from matches where id = '00000000000000c2' for update"))
+            move = writer.submit(storage.append_actions, [Append("00000000000000c2", 0, 0, 7)])
+            try:
+                with pytest.raises(OperationalError, match="lock timeout"):
+                    move.result(timeout=60)  # a write that still waits here would never have ended
+            finally:
+                holder.rollback()
+        storage.append_actions([Append("00000000000000c2", 0, 0, 7)])
+        assert storage.log("00000000000000c2") == [(0, 7)]
+    finally:
+        other.dispose()
+        storage.dispose()

@@ -463,6 +463,10 @@ def _rate(s: Session, row: MatchRow, ranks: list[float], at: datetime) -> list[A
     ]
 
 
+LOCK_TIMEOUT_SECONDS = 10.0
+"""The longest a PostgreSQL statement of the server waits for a lock before it fails."""
+
+
 class Storage:
     """Thin repository over one database."""
 
@@ -473,6 +477,12 @@ class Storage:
             connect_args = {"check_same_thread": False, "timeout": 30}
         if url.startswith("postgresql+psycopg"):
             require("psycopg", "a PostgreSQL database")
+        if url.startswith("postgresql"):
+            # Every write of a process goes through one thread: a row or table lock held long by
+            # someone else (a hand-run transaction, another release's migration) must not stall
+            # them all.  A statement that waits longer fails, and so does a migration that would
+            # queue every query behind its lock.
+            connect_args = {"options": f"-c lock_timeout={int(LOCK_TIMEOUT_SECONDS * 1000)}"}
         # A server's connection can drop between two transactions; a SQLite file's cannot, and the
         # check would cost every move a query.
         ping = not url.startswith("sqlite")
@@ -485,7 +495,12 @@ class Storage:
             # transaction of five (a ping, BEGIN, two statements, COMMIT) made a move's commit wait
             # 20 to 70 ms at times in a busy process, where its own work took 1 ms.
             self._moves_engine = create_engine(
-                url, pool_size=1, max_overflow=0, pool_pre_ping=False, isolation_level="AUTOCOMMIT"
+                url,
+                connect_args=connect_args,
+                pool_size=1,
+                max_overflow=0,
+                pool_pre_ping=False,
+                isolation_level="AUTOCOMMIT",
             )
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
