@@ -10,7 +10,7 @@
  * exactly as the seat's own views are read.
  */
 import "./analysis.css";
-import { ApiError, api, call, seats } from "./api";
+import { ApiError, api, call, seats, withSeatToken } from "./api";
 import { copyText, h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
 import { lineGraph } from "./graph";
@@ -159,18 +159,26 @@ const tokenHeader = (token: string | null): Record<string, string> => (token ? {
 
 export const analysisApi = {
   start: (id: string, seat: number, token: string | null) =>
-    call<AnalysisAnswer>("POST", `/api/matches/${id}/analysis?seat=${seat}`, undefined, tokenHeader(token)),
+    withSeatToken(id, token, (t) =>
+      call<AnalysisAnswer>("POST", `/api/matches/${id}/analysis?seat=${seat}`, undefined, tokenHeader(t)),
+    ),
   get: (id: string, seat: number, token: string | null) =>
-    call<AnalysisAnswer>("GET", `/api/matches/${id}/analysis?seat=${seat}`, undefined, tokenHeader(token)),
+    withSeatToken(id, token, (t) =>
+      call<AnalysisAnswer>("GET", `/api/matches/${id}/analysis?seat=${seat}`, undefined, tokenHeader(t)),
+    ),
   share: (id: string, seat: number, token: string | null) =>
-    call<{ shared: boolean; url: string }>(
-      "POST",
-      `/api/matches/${id}/analysis/share?seat=${seat}`,
-      undefined,
-      tokenHeader(token),
+    withSeatToken(id, token, (t) =>
+      call<{ shared: boolean; url: string }>(
+        "POST",
+        `/api/matches/${id}/analysis/share?seat=${seat}`,
+        undefined,
+        tokenHeader(t),
+      ),
     ),
   hint: (id: string, seat: number, token: string | null) =>
-    call<Hint>("POST", `/api/matches/${id}/hint?seat=${seat}`, undefined, tokenHeader(token)),
+    withSeatToken(id, token, (t) =>
+      call<Hint>("POST", `/api/matches/${id}/hint?seat=${seat}`, undefined, tokenHeader(t)),
+    ),
 };
 
 // -- pure logic --------------------------------------------------------------------------------------

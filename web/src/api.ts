@@ -227,14 +227,18 @@ export const api = {
   join: (id: string, body: { name?: string; seat?: number; invite?: string }) => joinOnce(id, body),
   // Seat tokens travel in a header (or the WebSocket's first message), never in a URL: URLs land in logs.
   replay: (id: string, token: string | null) =>
-    call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, token ? { "x-seat-token": token } : {}),
+    withSeatToken(id, token, (t) =>
+      call<MatchView[]>("GET", `/api/matches/${id}/replay`, undefined, t ? { "x-seat-token": t } : {}),
+    ),
   /** The match's chat as this seat (or spectator) may read it (spectators: null while a player may not). */
   chat: (id: string, token: string | null) =>
-    call<{ players: ChatLine[]; spectators: ChatLine[] | null }>(
-      "GET",
-      `/api/matches/${id}/chat`,
-      undefined,
-      token ? { "x-seat-token": token } : {},
+    withSeatToken(id, token, (t) =>
+      call<{ players: ChatLine[]; spectators: ChatLine[] | null }>(
+        "GET",
+        `/api/matches/${id}/chat`,
+        undefined,
+        t ? { "x-seat-token": t } : {},
+      ),
     ),
   resign: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/resign`),
   abort: (id: string) => call<MatchSummary>("POST", `/api/matches/${id}/abort`),
@@ -298,6 +302,22 @@ export const seats = {
     for (const key of store.keys(SEAT_PREFIX)) store.remove(key);
   },
 };
+
+/** A request that carries this browser's seat token for the match: a token the server has ended
+ * (its account's password changed) is forgotten, and the request made again with the session. */
+export async function withSeatToken<T>(
+  matchId: string,
+  token: string | null,
+  request: (token: string | null) => Promise<T>,
+): Promise<T> {
+  try {
+    return await request(token);
+  } catch (err) {
+    if (!token || !(err instanceof ApiError) || err.status !== 403 || err.code !== "bad_token") throw err;
+    seats.forget(matchId);
+    return request(null);
+  }
+}
 
 /** The name last typed, to fill the name fields (the session's player name comes first). */
 export const playerName = {
