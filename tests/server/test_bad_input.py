@@ -9,6 +9,7 @@ import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -325,6 +326,13 @@ LONE = "\\ud800"
         '{"game": "masker", "options": {"variant": "' + LONE + '"}}',
         '{"game": "masker' + LONE + '"}',
         '{"game": "masker", "options": {"' + LONE + '": 1}}',
+        # after a field nested as deep as the decoder allows: the text is still looked at
+        '{"game": "masker", "clock": {"a": '
+        + "[" * 850
+        + "]" * 850
+        + '}, "options": {"variant": "'
+        + LONE
+        + '"}}',
     ],
 )
 def test_text_that_is_not_unicode_is_refused_and_stores_nothing(api: httpx.Client, body: str) -> None:
@@ -439,3 +447,19 @@ def test_a_missing_body_or_one_not_sent_as_json_is_named_as_such(
     response = api.post("/api/matches", content=content, headers=headers)
     assert response.status_code == 400 and response.json()["code"] == "bad_request", response.text
     assert fragment in response.json()["message"]
+
+
+def test_an_asset_of_a_client_that_is_not_built_is_not_found(tmp_path: Path) -> None:
+    """A copy without the built client answers its assets 404, as JSON, not with a server error."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from masques.server.app import HashedFiles
+
+    app = FastAPI()
+    app.mount(
+        "/assets", HashedFiles(directory=tmp_path / "static" / "assets", check_dir=False), name="assets"
+    )
+    with TestClient(app, raise_server_exceptions=True) as client:
+        for path in ("/assets/index.js", "/assets/../secrets.txt"):
+            assert client.get(path).status_code == 404

@@ -143,6 +143,13 @@ class HashedFiles(StaticFiles):
         response.headers["cache-control"] = "public, max-age=31536000, immutable"
         return response
 
+    async def check_config(self) -> None:
+        """A copy whose client is not built has no assets: each is not found (404), as ``/``
+        says the client is not built, rather than a server error."""
+        if self.directory is not None and not Path(self.directory).is_dir():
+            return
+        await super().check_config()
+
 
 class BodyLimit:
     """Refuse request bodies over MAX_BODY bytes with 413, whether or not they declare a length."""

@@ -235,13 +235,22 @@ LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 def lone_surrogates(value: object) -> bool:
     """Whether a decoded JSON value holds text that is not Unicode (a lone surrogate escape, which
-    Python decodes but which can be neither stored nor sent on as UTF-8)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
+    Python decodes but which can be neither stored nor sent on as UTF-8).  Walked without
+    recursion: a value nested as deep as the decoder allows is still looked at whole."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
     if isinstance(value, dict):
         return any(lone_surrogates(k) or lone_surrogates(v) for k, v in value.items())
     if isinstance(value, list):
