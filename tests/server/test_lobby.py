@@ -172,6 +172,39 @@ def test_join_gives_a_secret_token_per_seat_and_refuses_taken_seats(server: Any,
             assert "seed" not in entry and "token" not in str(entry["seats"])
 
 
+@pytest.mark.parametrize("held_by", ["token", "session"])
+def test_a_connection_to_a_seat_that_was_left_is_closed_before_the_next_holder_plays(
+    server: Any, api: httpx.Client, held_by: str
+) -> None:
+    """Someone who joins, connects and leaves must not see the next holder's hand through the
+    connection left open, nor play for them: it is told ``not_seated`` and closed (4403) when it
+    leaves, and nothing of the seat reaches it after."""
+    from masques.server.accounts import COOKIE
+
+    match_id = support.create_match(api, "mascarade", {"players": 2}, ["human", "human"])["id"]
+    with support.browser(server) as alice:
+        if held_by == "token":
+            token = support.join(alice, match_id, "Alice", 0)["token"]
+            old = support.Conn(server.ws_url, match_id, token, 0)
+            leave = alice.post(f"/api/matches/{match_id}/leave", json={"token": token})
+        else:
+            support.signed(alice, alice.post("/api/guest", json={"name": "Alice"}))
+            assert alice.post(f"/api/matches/{match_id}/join", json={"seat": 0}).status_code == 200
+            cookie = {"cookie": f"{COOKIE}={alice.cookies[COOKIE]}", "origin": server.base_url}
+            old = support.Conn(server.ws_url, match_id, seat=0, headers=cookie)
+            leave = alice.post(f"/api/matches/{match_id}/leave", json={})
+        assert old.first_state()["seat"] == 0
+        assert leave.status_code == 204, leave.text
+        assert old.recv_type("error")["code"] == "not_seated"
+        assert old.closed_code() == 4403
+        carol = support.join(api, match_id, "Carol", 0)
+        support.join(api, match_id, "Bob", 1)
+        conn = support.Conn(server.ws_url, match_id, carol["token"], 0)
+        assert conn.first_state()["match"]["status"] == "running"
+        conn.close()
+        assert not any(m.get("type") == "state" and m["match"]["status"] == "running" for m in old.messages)
+
+
 def test_leave_frees_the_seat_before_the_start_and_is_refused_after(server: Any, api: httpx.Client) -> None:
     created = support.create_match(api, "blokus3d", {"players": 2, "structure": "A"}, ["human", "human"])
     match_id = created["id"]

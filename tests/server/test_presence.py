@@ -3,7 +3,9 @@ and carries on; every connection is told who is connected."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,6 +13,8 @@ import masques_server_support as support
 
 from masques.engine import game_class
 from masques.engine.chance import CHANCE_VERSION
+from masques.server.matches import OUTBOX, Client, Registry
+from masques.server.storage import Storage, hash_token
 
 
 def _connected(message: dict[str, Any]) -> list[bool]:
@@ -134,3 +138,33 @@ def test_reconnect_resumes_with_the_current_view(server: Any, api: httpx.Client)
     support.check_messages(replay, [*conns, *closed], seats, tokens.values())
     for conn in conns:
         conn.close()
+
+
+def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: Path) -> None:
+    """A connection that reads nothing is dropped once its outbox is full; its seat is then away,
+    as if it had closed, so the grace period runs and the others are not held up for ever."""
+
+    async def scenario() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 'matches.db'}")
+        storage.migrate()
+        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        try:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+
+            async def never_read(text: str) -> None:
+                await asyncio.Event().wait()
+
+            slow = Client(0, never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
+            await registry.connect(match, slow)
+            assert match.seats[0].away_since is None
+            for _ in range(OUTBOX + 1):
+                registry.deliver_views(match)
+            assert slow.dropped and slow not in match.clients
+            assert match.seats[0].away_since is not None
+            assert match.away_task is not None and not match.away_task.done()
+        finally:
+            registry.close()
+            storage.engine.dispose()
+
+    asyncio.run(scenario())

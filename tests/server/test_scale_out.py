@@ -33,7 +33,7 @@ from masques.server import fanout as fanout_module
 from masques.server import matches as matches_module
 from masques.server.fanout import Moved
 from masques.server.matches import Client, Registry
-from masques.server.storage import Storage
+from masques.server.storage import Storage, hash_token
 
 
 @pytest.fixture
@@ -157,15 +157,14 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
         async with two_registries(url, CountedStorage) as (a, b):
             clock = {"kind": "fischer", "base": 60, "increment": 5}
             match = await a.create("masker", {"players": 2}, ["human", "human"], clock=clock)
-            for seat in (0, 1):
-                await a.join(match, f"p{seat}", seat)
+            tokens = [(await a.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
             there = await b.get(match.id)
             seen: list[str] = []
 
             async def send(text: str) -> None:
                 seen.append(text)
 
-            watcher = Client(1, send)
+            watcher = Client(1, send, seat_token=hash_token(tokens[1]))
             await b.connect(there, watcher)
             pump = asyncio.get_running_loop().create_task(watcher.pump())
             CountedStorage.reads = 0

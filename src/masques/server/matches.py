@@ -84,6 +84,7 @@ IDLE_SECONDS = 30.0
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
 SIGNED_OUT_CLOSE = 4401
+SEAT_LOST_CLOSE = 4403  # as a refused connection: the page forgets its token and watches
 SIGNED_OUT_MESSAGE = (
     "this connection's session has ended, its account is disabled, or its password changed: log in"
 )
@@ -152,6 +153,17 @@ class Client:
             self.drop()
             return False
         return True
+
+    def holds(self, match: LiveMatch) -> bool:
+        """Whether what this connection was opened with (a seat token, else the signed-in player)
+        still holds its seat: a seat left since, or taken by someone else, is not its own any more.
+        A spectator's connection holds nothing and always may watch."""
+        if self.seat is None:
+            return True
+        seat = match.seats[self.seat]
+        if self.seat_token is not None:
+            return seat.token_hash is not None and secrets.compare_digest(seat.token_hash, self.seat_token)
+        return self.player is not None and seat.player_id == self.player.id
 
     def close_after_sending(self, code: int) -> None:
         """Send what is queued, then close the connection with ``code``."""
@@ -1464,6 +1476,9 @@ class Registry:
         was opened (a log-out, a new password, an operator's reset), whose seat's account has been
         disabled since, or whose seat token was cleared by a new password: a seat token does not
         outlive its account nor its password."""
+        if not client.holds(match):
+            self._seat_lost(match, client)
+            raise ServerError(403, "not_seated", "this connection's seat was left or is someone else's now")
         session, player = client.session, self._seat_player(match, client)
         token = self._seat_token(match, client)
         if session is None and player is None:
@@ -1891,7 +1906,7 @@ class Registry:
         for client in list(match.clients):
             signed = client.player is not None
             if readable(line.channel, client.seat, match.status, signed=signed) and not client.deliver(text):
-                match.clients.discard(client)
+                self._gone(match, client)
 
     async def _on_remote_chat(self, match_id: str, line_id: int) -> None:
         """Another process stored a chat line: this process's connections to the match get it."""
@@ -1946,10 +1961,13 @@ class Registry:
         texts: dict[int | None, str] = {}
         summary = match.summary() if match.clients else None
         for client in sorted(match.clients, key=lambda c: c.seat is None):
+            if not client.holds(match):
+                self._seat_lost(match, client)
+                continue
             if client.seat not in texts:
                 texts[client.seat] = json_text(match.view(client.seat, summary))
             if not client.deliver(texts[client.seat]):
-                match.clients.discard(client)
+                self._gone(match, client)
 
     async def connect(self, match: LiveMatch, client: Client) -> None:
         """Add a connection (a spectator only while the match has room) and send it its view."""
@@ -1973,6 +1991,12 @@ class Registry:
         await self._send_chat(match, client)
 
     async def disconnect(self, match: LiveMatch, client: Client) -> None:
+        self._gone(match, client)
+
+    def _gone(self, match: LiveMatch, client: Client) -> None:
+        """A connection left the match: closed, or dropped for falling behind (then its socket
+        closes later, and this has been done already).  Its seat is away from now on when no other
+        connection holds it, so its grace period runs and the match cannot wait for it forever."""
         if client not in match.clients:
             return
         match.clients.discard(client)
@@ -1983,8 +2007,24 @@ class Registry:
             self._watch_away(match)
         self._presence_changed(match, None if client.seat is None else client)
 
+    def _seat_lost(self, match: LiveMatch, client: Client) -> None:
+        """Close a connection whose seat is no longer its own (left, or someone else's now): it
+        must not see that seat's next secrets nor play for its next holder."""
+        client.deliver(
+            {
+                "type": "error",
+                "code": "not_seated",
+                "message": "this connection's seat was left or is someone else's now: connect again to watch",
+            }
+        )
+        client.close_after_sending(SEAT_LOST_CLOSE)
+        self._gone(match, client)
+
     async def sync(self, match: LiveMatch, client: Client) -> None:
         """Answer a ``sync``: the current view and the chat, to the asking connection only."""
+        if not client.holds(match):
+            self._seat_lost(match, client)
+            return
         client.deliver(match.view(client.seat))
         await self._send_chat(match, client)
 
@@ -2008,7 +2048,7 @@ class Registry:
         text = json_text(presence_of(match))
         for client in list(match.clients):
             if (everyone or client.seat is not None) and not client.deliver(text):
-                match.clients.discard(client)
+                self._gone(match, client)
 
 
 def _copy_row(match: LiveMatch, row: MatchRow) -> None:
