@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from masques_server_support import PASSWORD, browser, error, login, signed, signup, unique  # type: ignore[import-not-found]
 from sqlalchemy import create_engine, text
 
-from masques.server.accounts import COOKIE, DEVICE_COOKIE, token_hash
+from masques.server.accounts import COOKIE, device_cookie, token_hash
 from masques.server.errors import ServerError
 
 
@@ -241,8 +242,9 @@ def test_guesses_from_many_addresses_do_not_lock_out_the_owners_browser(server: 
     name = unique("Gus")
     subnet = f"203.0.{secrets.randbelow(250)}"
     with browser(server) as owner, browser(server) as stranger:
-        signup(owner, name)
-        device = next(c for c in owner.cookies.jar if c.name == DEVICE_COOKIE)
+        me = signup(owner, name)
+        cookie = device_cookie(me["player"]["id"])
+        device = next(c for c in owner.cookies.jar if c.name == cookie)
         assert device.path == "/api/login" and device.has_nonstandard_attr("HttpOnly")
         stored = rows(server.database_url, "select token_hash from login_devices")
         assert device.value not in str(stored) and (token_hash(device.value),) in [tuple(r) for r in stored]
@@ -259,8 +261,38 @@ def test_guesses_from_many_addresses_do_not_lock_out_the_owners_browser(server: 
         fresh = {"x-forwarded-for": f"{subnet}.99"}
         late = stranger.post("/api/login", json={"username": name, "password": PASSWORD}, headers=fresh)
         error(late, 429, "too_many_attempts")
+        # a device cookie the site did not make for this account names no one
+        stranger.cookies.set(cookie, device.value + "x", path="/api/login")
+        late = stranger.post("/api/login", json={"username": name, "password": PASSWORD}, headers=fresh)
+        error(late, 429, "too_many_attempts")
         login(owner, name)  # the owner's own browser, from its own address
         assert owner.get("/api/me").json()["player"]["username"] == name
+
+
+def test_guesses_sent_all_at_once_are_counted_before_any_is_checked(server: Any) -> None:
+    """Forty wrong passwords at once, from forty addresses: the username's thirty free failures
+    are counted as the guesses arrive, so at most thirty-one are checked at all."""
+    name = unique("Ola")
+    subnet = f"198.51.{secrets.randbelow(250)}"
+    with browser(server) as owner:
+        signup(owner, name)
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+            answers = await asyncio.gather(
+                *(
+                    client.post(
+                        "/api/login",
+                        json={"username": name, "password": f"guess-{i}-xyz"},
+                        headers={"x-forwarded-for": f"{subnet}.{i}"},
+                    )
+                    for i in range(40)
+                )
+            )
+        return [a.status_code for a in answers]
+
+    codes = asyncio.run(burst())
+    assert set(codes) == {401, 429} and codes.count(401) <= 31, codes
 
 
 def test_a_known_browser_still_backs_off_after_its_own_failures(server: Any) -> None:
@@ -274,11 +306,16 @@ def test_a_known_browser_still_backs_off_after_its_own_failures(server: Any) -> 
             for i in range(6)
         ]
         assert codes[:4] == [401] * 4 and 429 in codes[4:], codes
-    with browser(server) as forged:  # a device cookie the site did not make is no one's
-        forged.cookies.set(DEVICE_COOKIE, "made-up-device", path="/api/login")
-        answer = forged.post("/api/signup", json={"username": unique("Jo"), "password": PASSWORD})
-        assert answer.status_code == 201, answer.text
-        assert answer.cookies[DEVICE_COOKIE] not in ("", "made-up-device")
+
+
+def test_a_browser_knows_each_account_it_logged_in_to(server: Any) -> None:
+    """Signing up a second account in a browser keeps its cookie for the first one."""
+    with browser(server) as shared:
+        first = signup(shared, unique("Una"))
+        assert shared.post("/api/logout").status_code == 204
+        second = signup(shared, unique("Vic"))
+        names = {c.name for c in shared.cookies.jar}
+        assert {device_cookie(first["player"]["id"]), device_cookie(second["player"]["id"])} <= names
 
 
 def test_a_login_guards_counts_are_forgotten_an_hour_after_the_last_failure(
@@ -295,16 +332,49 @@ def test_a_login_guards_counts_are_forgotten_an_hour_after_the_last_failure(
 
     async def fail(times: int) -> None:
         for _ in range(times):
-            await guard.failed(*keys)
+            await guard.attempt(*keys)
 
     asyncio.run(fail(5))
     with pytest.raises(ServerError) as refused:
-        asyncio.run(guard.check(*keys))
+        asyncio.run(guard.attempt(*keys))
     assert refused.value.status == 429
     now[0] += accounts.LoginGuard.KEEP + 1
-    asyncio.run(guard.check(*keys))
-    asyncio.run(fail(1))  # one failure, an hour on: the first again, free
-    asyncio.run(guard.check(*keys))
+    asyncio.run(fail(4))  # the first four again, free
+    asyncio.run(guard.succeeded(*keys))  # the fourth was right: its count is taken back
+    asyncio.run(fail(4))  # and this username from this address starts afresh
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_right_password_takes_back_only_its_own_count(shared: bool) -> None:
+    """A right attempt clears the username's count from its address, and takes one off the
+    address's and the username's counts (the others' failures there still count)."""
+    from masques.server import accounts
+
+    async def scenario() -> None:
+        if shared:
+            import redis
+
+            url = os.environ["MASQUES_TEST_REDIS_URL"].rsplit("/", 1)[0] + "/13"
+            redis.Redis.from_url(url).flushdb()
+            guard: accounts.LoginGuard = accounts.SharedLoginGuard(url)
+        else:
+            guard = accounts.LoginGuard()
+        try:
+            others = [accounts.attempt_keys("lea", f"ip:{n}", known_device=False) for n in range(29)]
+            for keys in others:
+                await guard.attempt(*keys)
+            mine = accounts.attempt_keys("lea", "ip:me", known_device=False)
+            await guard.attempt(*mine)
+            await guard.succeeded(*mine)
+            await guard.attempt(*accounts.attempt_keys("lea", "ip:x", known_device=False))  # the 30th
+            await guard.attempt(*accounts.attempt_keys("lea", "ip:y", known_device=False))  # the 31st
+            with pytest.raises(ServerError):
+                await guard.attempt(*accounts.attempt_keys("lea", "ip:z", known_device=False))
+            await guard.attempt(*mine[:2])  # a known browser still may
+        finally:
+            await guard.close()
+
+    asyncio.run(scenario())
 
 
 def test_a_guest_plays_then_signs_up_and_keeps_the_match(server: Any) -> None:
@@ -373,6 +443,82 @@ def test_a_guest_who_logs_in_brings_their_seats(server: Any) -> None:
         seat = support.summary(cafe, match_id)["seats"][0]
         assert seat["player"]["id"] == me["player"]["id"] and seat["name"] == name
         assert [m["id"] for m in home.get("/api/me/matches").json()] == [match_id]
+
+
+def test_a_guest_seated_where_the_account_is_keeps_that_seat_when_logging_in(server: Any) -> None:
+    """One player, one seat per match: the guest's seat at a table where the account already sits
+    stays the guest's (its token still plays it); the account keeps its own."""
+    name = unique("Ivo")
+    with browser(server) as home, browser(server) as cafe:
+        account = signup(home, name)
+        match_id = support.create_match(home, "masker", {"players": 2}, ["human", "human"])["id"]
+        assert home.post(f"/api/matches/{match_id}/join", json={"seat": 0}).status_code == 200
+        guest = signed(cafe, cafe.post("/api/guest", json={"name": "Ivo?"}))
+        token = cafe.post(f"/api/matches/{match_id}/join", json={"seat": 1}).json()["token"]
+        login(cafe, name)
+        seats = support.summary(cafe, match_id)["seats"]
+        assert seats[0]["player"]["id"] == account["player"]["id"]
+        assert seats[1]["player"]["id"] == guest["player"]["id"] and seats[1]["name"] == "Ivo?"
+        conn = support.Conn(server.ws_url, match_id, token, 1)
+        assert conn.first_state()["seat"] == 1
+        conn.close()
+
+
+def test_a_cookie_whose_session_ended_does_not_stand_in_the_way_of_a_new_one(server: Any) -> None:
+    """A new password elsewhere ends this browser's session: logging in, signing up or becoming
+    a guest with its stale cookie starts afresh rather than answering bad_session."""
+    name = unique("Kai")
+    with browser(server) as stale, browser(server) as other:
+        signup(stale, name)
+        login(other, name)
+        changed = other.post(
+            "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
+        )
+        assert changed.status_code == 204, changed.text
+        assert login(stale, name, "Brand-new-pass-77")["player"]["username"] == name
+        other.post("/api/password", json={"old_password": "Brand-new-pass-77", "new_password": PASSWORD})
+        assert signup(stale, unique("Lou"))["player"]["kind"] == "account"
+        other.post("/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"})
+        assert signed(stale, stale.post("/api/guest", json={"name": "Kai"}))["player"]["kind"] in (
+            "account",
+            "guest",
+        )
+
+
+def test_a_log_in_checked_while_the_password_changed_opens_no_session(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The password changes (and the account's sessions end) while a log-in with the old one is
+    being checked: that log-in is refused and leaves no session behind."""
+    from masques.server import accounts
+
+    name = unique("Max")
+    with browser(server) as owner, browser(server) as late:
+        me = signup(owner, name)
+        checking = accounts.verify_password
+
+        storage = server.app.state.storage
+        own_session = token_hash(owner.cookies[COOKIE])
+
+        async def changed_meanwhile(stored: str | None, password: str) -> bool:
+            right = await checking(stored, password)
+            if stored is not None:  # the owner's change lands now, as /api/password would make it
+                digest = await accounts.hash_password("Brand-new-pass-77")
+                await asyncio.to_thread(storage.update_player, me["player"]["id"], password_hash=digest)
+                await asyncio.to_thread(storage.end_auth_sessions, me["player"]["id"], keep=own_session)
+            return right
+
+        monkeypatch.setattr(accounts, "verify_password", changed_meanwhile)
+        refused = late.post("/api/login", json={"username": name, "password": PASSWORD})
+        monkeypatch.setattr(accounts, "verify_password", checking)
+        error(refused, 401, "bad_credentials")
+        sessions = rows(
+            server.database_url,
+            "select count(*) from auth_sessions where player_id = :p",
+            p=me["player"]["id"],
+        )
+        assert sessions[0][0] == 1  # the owner's own, kept by its change
+        assert late.get("/api/me").json()["player"] is None
 
 
 def test_secrets_are_never_logged_nor_sent_back(server: Any, caplog: pytest.LogCaptureFixture) -> None:

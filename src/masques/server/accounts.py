@@ -233,6 +233,11 @@ class _Failures:
     last: float = 0.0  # monotonic time of the last failure
 
 
+def device_cookie(player_id: str) -> str:
+    """The name of the cookie by which a browser that logged in to this player is known to it."""
+    return f"{DEVICE_COOKIE}_{player_id}"
+
+
 def attempt_keys(username_key: str, address: str, *, known_device: bool) -> tuple[str, ...]:
     """The counts a log-in attempt is judged by: this username from this address, the address,
     and the username from everywhere, which a browser that logged in to the account before
@@ -265,15 +270,16 @@ class LoginGuard:
         self._failures: dict[str, _Failures] = {}
 
     @classmethod
+    def free(cls, key: str) -> int:
+        """The failures on ``key`` that cost nothing."""
+        if key.startswith("ip:"):
+            return cls.FREE_ADDRESS
+        return cls.FREE_USERNAME if key.startswith("user:") else cls.FREE
+
+    @classmethod
     def wait_after(cls, key: str, count: int) -> float:
         """Seconds the next attempt on ``key`` waits after its ``count``-th failure in a row."""
-        free = (
-            cls.FREE_ADDRESS
-            if key.startswith("ip:")
-            else cls.FREE_USERNAME
-            if key.startswith("user:")
-            else cls.FREE
-        )
+        free = cls.free(key)
         return 0.0 if count <= free else min(cls.LONGEST, cls.FIRST_WAIT * 2 ** (count - free - 1))
 
     @staticmethod
@@ -288,13 +294,13 @@ class LoginGuard:
                 retry_after=seconds,
             )
 
-    async def check(self, *keys: str) -> None:
-        """Raise 429 with the seconds to wait if any key is in its backoff."""
+    async def attempt(self, *keys: str) -> None:
+        """Raise 429 with the seconds to wait if any key is in its backoff; else count this attempt
+        as a failure already, in the same step: guesses sent all at once would otherwise all pass
+        the check before the first of them failed.  A right one takes its count back
+        (:meth:`succeeded`)."""
         now = time.monotonic()
         self.refuse(max((self._failures[k].until - now for k in keys if k in self._failures), default=0.0))
-
-    async def failed(self, *keys: str) -> None:
-        now = time.monotonic()
         self._forget_old(now)
         for key in keys:
             entry = self._failures.setdefault(key, _Failures())
@@ -305,8 +311,15 @@ class LoginGuard:
             if wait := self.wait_after(key, entry.count):
                 entry.until = now + wait
 
-    async def succeeded(self, key: str) -> None:
-        self._failures.pop(key, None)
+    async def succeeded(self, *keys: str) -> None:
+        """The attempt on ``keys`` was right: the first key (the username from this address) is
+        cleared, and the others take back the count the attempt added."""
+        first, *others = keys
+        self._failures.pop(first, None)
+        for key in others:
+            entry = self._failures.get(key)
+            if entry is not None and entry.count > 0:
+                entry.count -= 1
 
     async def close(self) -> None:
         """Let go of what the guard holds (nothing, in memory)."""
@@ -317,6 +330,38 @@ class LoginGuard:
         for key, entry in list(self._failures.items()):
             if now - entry.last > self.KEEP:
                 del self._failures[key]
+
+
+_ATTEMPT = """
+-- KEYS: a count and an until per key; ARGV: now, keep, first wait, longest, then each key's free count
+local now = tonumber(ARGV[1])
+local wait = 0
+for i = 2, #KEYS, 2 do
+  local until_ = redis.call('GET', KEYS[i])
+  if until_ and tonumber(until_) - now > wait then wait = tonumber(until_) - now end
+end
+if wait > 0 then return tostring(wait) end
+for i = 1, #KEYS, 2 do
+  local count = redis.call('INCR', KEYS[i])
+  redis.call('EXPIRE', KEYS[i], ARGV[2])
+  local free = tonumber(ARGV[5 + (i - 1) / 2])
+  if count > free then
+    local next_wait = math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ (count - free - 1))
+    redis.call('SET', KEYS[i + 1], tostring(now + next_wait), 'EX', ARGV[2])
+  end
+end
+return '0'
+"""
+
+_SUCCEEDED = """
+-- KEYS: the first key's count and until (cleared), then the other keys' counts (one taken back)
+redis.call('DEL', KEYS[1], KEYS[2])
+for i = 3, #KEYS do
+  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if count > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+"""
 
 
 class SharedLoginGuard(LoginGuard):
@@ -332,28 +377,30 @@ class SharedLoginGuard(LoginGuard):
         import redis.asyncio as redis
 
         self.client = redis.Redis.from_url(redis_url)
+        # One script each, run by Redis as one step: no other attempt comes between the check and
+        # the count, whichever process sent it.
+        self._attempt = self.client.register_script(_ATTEMPT)
+        self._succeeded = self.client.register_script(_SUCCEEDED)
 
-    async def check(self, *keys: str) -> None:
-        untils = await self.client.mget([self.PREFIX + k + ":until" for k in keys])
-        now = time.time()
-        self.refuse(max((float(u) - now for u in untils if u is not None), default=0.0))
+    async def attempt(self, *keys: str) -> None:
+        waiting = await self._attempt(
+            keys=[self.PREFIX + k + part for k in keys for part in (":count", ":until")],
+            args=[
+                repr(time.time()),
+                int(self.KEEP),
+                repr(self.FIRST_WAIT),
+                repr(self.LONGEST),
+                *(self.free(k) for k in keys),
+            ],
+        )
+        self.refuse(float(waiting))
 
-    async def failed(self, *keys: str) -> None:
-        async with self.client.pipeline(transaction=True) as pipe:
-            for key in keys:
-                pipe.incr(self.PREFIX + key + ":count")
-                pipe.expire(self.PREFIX + key + ":count", int(self.KEEP))
-            counted = await pipe.execute()
-        now = time.time()
-        waits = {key: self.wait_after(key, int(count)) for key, count in zip(keys, counted[::2], strict=True)}
-        async with self.client.pipeline(transaction=True) as pipe:
-            for key, wait in waits.items():
-                if wait:
-                    pipe.set(self.PREFIX + key + ":until", repr(now + wait), ex=int(self.KEEP))
-            await pipe.execute()
-
-    async def succeeded(self, key: str) -> None:
-        await self.client.delete(self.PREFIX + key + ":count", self.PREFIX + key + ":until")
+    async def succeeded(self, *keys: str) -> None:
+        first, *others = keys
+        await self._succeeded(
+            keys=[self.PREFIX + first + ":count", self.PREFIX + first + ":until"]
+            + [self.PREFIX + k + ":count" for k in others]
+        )
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -4,7 +4,6 @@ and the request dependencies that tell who a request comes from (see ``accounts.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -115,6 +114,17 @@ async def acting(request: Request) -> SignedIn | None:
     return signed
 
 
+async def acting_afresh(request: Request) -> SignedIn | None:
+    """:func:`acting` for log-in, sign-up and guest, which give the browser a new session: a
+    cookie whose session has ended (a new password elsewhere) counts as none, not as a refusal."""
+    try:
+        return await acting(request)
+    except ServerError as exc:
+        if exc.code != "bad_session":
+            raise
+        return None
+
+
 async def optional_session(request: Request) -> SignedIn | None:
     """For reads: a stale cookie counts as none (the page still loads)."""
     try:
@@ -136,11 +146,18 @@ def _set_cookie(request: Request, response: Response, token: str) -> None:
 
 
 async def _open_session(request: Request, response: Response, player: PlayerRow) -> dict[str, Any]:
+    return (await _start_session(request, response, player))[0]
+
+
+async def _start_session(
+    request: Request, response: Response, player: PlayerRow
+) -> tuple[dict[str, Any], str]:
+    """A new session for the player, its cookie set: the answer, and the session's token hash."""
     storage: Storage = request.app.state.storage
     token, csrf = accounts.new_session_token(), accounts.new_csrf()
     await asyncio.to_thread(storage.create_auth_session, accounts.token_hash(token), player.id, csrf)
     _set_cookie(request, response, token)
-    return me(SignedIn(_player(player), accounts.token_hash(token), csrf))
+    return me(SignedIn(_player(player), accounts.token_hash(token), csrf)), accounts.token_hash(token)
 
 
 def router(guard: LoginGuard) -> APIRouter:
@@ -155,8 +172,8 @@ def router(guard: LoginGuard) -> APIRouter:
         return registry
 
     async def known_device(request: Request, player_id: str) -> bool:
-        """Whether this browser has logged in to the player before (its device cookie)."""
-        token = request.cookies.get(accounts.DEVICE_COOKIE)
+        """Whether this browser has logged in to the player before (its device cookie for them)."""
+        token = request.cookies.get(accounts.device_cookie(player_id))
         if not token or len(token) > 100:
             return False
         return await asyncio.to_thread(
@@ -164,24 +181,19 @@ def router(guard: LoginGuard) -> APIRouter:
         )
 
     async def remember_device(request: Request, response: Response, player_id: str) -> None:
-        """Give this browser a cookie that names it to the account (its hash is kept): guesses
-        at the username from elsewhere will not lock it out.  The cookie goes to the log-in only."""
-        storage = storage_of(request)
-        token = request.cookies.get(accounts.DEVICE_COOKIE) or ""
-        # The browser's token if this site made it (one browser may know several accounts); a
-        # token it did not make, a page elsewhere may have set: a new one instead.
-        if len(token) > 100 or not await asyncio.to_thread(storage.device_exists, accounts.token_hash(token)):
-            token = accounts.new_session_token()
-        with contextlib.suppress(IntegrityError):  # the same browser's other log-in a moment ago
-            await asyncio.to_thread(
-                storage.remember_device,
-                accounts.token_hash(token),
-                player_id,
-                accounts.DEVICE_SECONDS,
-                accounts.DEVICES_KEPT,
-            )
+        """Give this browser a cookie that names it to the account (its hash is kept): guesses at
+        the username from elsewhere will not lock it out.  One cookie per account, each made here
+        (a cookie planted by a page elsewhere names no one), sent to the log-in only."""
+        token = accounts.new_session_token()
+        await asyncio.to_thread(
+            storage_of(request).remember_device,
+            accounts.token_hash(token),
+            player_id,
+            accounts.DEVICE_SECONDS,
+            accounts.DEVICES_KEPT,
+        )
         response.set_cookie(
-            accounts.DEVICE_COOKIE,
+            accounts.device_cookie(player_id),
             token,
             max_age=accounts.DEVICE_SECONDS,
             path="/api/login",  # read by nothing else
@@ -212,7 +224,7 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/guest", responses=errors(400, 401, 403, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
         """Play without an account: a guest identity kept by a cookie (it may become an account)."""
-        signed = await acting(request)
+        signed = await acting_afresh(request)
         name = body.name.strip() if body.name and body.name.strip() else None
         if signed is not None:
             await limit(request)  # a rename is a write like any other
@@ -229,7 +241,7 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/signup", status_code=201, responses=errors(400, 401, 403, 409, 413))
     async def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """A new account; a guest who signs up keeps their matches."""
-        signed = await acting(request)
+        signed = await acting_afresh(request)
         await limit(request, "signup")
         username = accounts.check_username(body.username)
         accounts.check_password(body.password, username)
@@ -280,36 +292,45 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/login", responses=errors(400, 401, 403, 413))
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Log in; a guest's seats move to the account."""
-        signed = await acting(request)
+        signed = await acting_afresh(request)
         address = await limit(request, "login")
         key = accounts.username_key(body.username)
         storage = storage_of(request)
         row = await asyncio.to_thread(storage.player_by_username, key)
         known = row is not None and await known_device(request, row.id)
         keys = accounts.attempt_keys(key, address, known_device=known)
-        await guard.check(*keys)
+        await guard.attempt(*keys)
         # An unknown username costs the same hash as a known one: no timing tells them apart.
         right = await accounts.verify_password(None if row is None else row.password_hash, body.password)
         if row is None or not right:
-            await guard.failed(*accounts.attempt_keys(key, address, known_device=False))
             raise ServerError(401, "bad_credentials", "wrong username or password")
+        await guard.succeeded(*keys)
         if row.disabled:
             raise ServerError(403, "account_disabled", "this account is disabled")
-        await guard.succeeded(keys[0])
-        if not known:
-            await remember_device(request, response, row.id)
-        if row.password_hash is not None and (
-            accounts.needs_rehash(row.password_hash) or accounts.was_normalised(body.password)
+        verified = row.password_hash
+        if verified is not None and (
+            accounts.needs_rehash(verified) or accounts.was_normalised(body.password)
         ):
             rehashed = await accounts.hash_password(body.password)
-            await asyncio.to_thread(storage.update_player, row.id, password_hash=rehashed)
+            # only if the password is still the one just checked (not changed meanwhile)
+            if await asyncio.to_thread(storage.rehash_password, row.id, verified, rehashed):
+                verified = rehashed
         if signed is not None:
             if signed.player.kind == "guest" and signed.player.id != row.id:
                 moved = await asyncio.to_thread(storage.move_seats, signed.player.id, row.id, row.name)
                 await registry_of(request).reload_seats(moved)
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
-        return await _open_session(request, response, row)
+        if not known:
+            await remember_device(request, response, row.id)
+        answer, opened = await _start_session(request, response, row)
+        # A new password (or the operator disabling the account) while this log-in was checked
+        # ends the sessions it finds; one opened after that would live on: look again.
+        now = await asyncio.to_thread(storage.player, row.id)
+        if now is None or now.disabled or now.password_hash != verified:
+            await asyncio.to_thread(storage.end_auth_sessions, row.id, only=opened)
+            raise ServerError(401, "bad_credentials", "the password changed while logging in: log in again")
+        return answer
 
     @api.post("/api/logout", status_code=204, responses=errors(403, 413))
     async def logout(request: Request, response: Response) -> None:
@@ -340,11 +361,11 @@ def router(guard: LoginGuard) -> APIRouter:
         storage = storage_of(request)
         # A signed-in browser is the account's own: only its address's guesses hold it up.
         keys = accounts.attempt_keys(accounts.username_key(signed.player.name), address, known_device=True)
-        await guard.check(*keys)
+        await guard.attempt(*keys)
         row = await asyncio.to_thread(storage.player, signed.player.id)
         if row is None or not await accounts.verify_password(row.password_hash, body.old_password):
-            await guard.failed(*keys)
             raise ServerError(401, "bad_credentials", "the current password is wrong")
+        await guard.succeeded(*keys)
         accounts.check_password(body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)
         await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)

@@ -960,9 +960,16 @@ class Storage:
                 row.name = name
 
     def move_seats(self, from_player: str, to_player: str, name: str) -> list[str]:
-        """Hand a guest's seats to the account it logged in to; the matches concerned."""
+        """Hand a guest's seats to the account it logged in to; the matches concerned.  A match
+        where the account holds a seat already keeps the guest's as it is (one player, one seat:
+        the guest's seat token still plays it)."""
         with self.session() as s:
-            moved = list(s.scalars(select(SeatRow).where(SeatRow.player_id == from_player)))
+            held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
+            moved = list(
+                s.scalars(
+                    select(SeatRow).where(SeatRow.player_id == from_player, SeatRow.match_id.not_in(held))
+                )
+            )
             for seat in moved:
                 seat.player_id, seat.name = to_player, name
             return sorted({seat.match_id for seat in moved})
@@ -1041,22 +1048,12 @@ class Storage:
             row.last_used = now
             return True
 
-    def device_exists(self, token_hash: str) -> bool:
-        """Whether this device token was handed out here (to any account)."""
-        with self.session() as s:
-            return (
-                s.scalars(
-                    select(LoginDeviceRow.player_id).where(LoginDeviceRow.token_hash == token_hash)
-                ).first()
-                is not None
-            )
-
     def remember_device(self, token_hash: str, player_id: str, keep_seconds: float, most: int) -> None:
         """Note a browser that logged in; the player's devices unused for ``keep_seconds``, and
         all but the ``most`` last used, are forgotten."""
         now = _now()
         with self.session() as s:
-            s.merge(LoginDeviceRow(token_hash=token_hash, player_id=player_id, last_used=now))
+            s.add(LoginDeviceRow(token_hash=token_hash, player_id=player_id, last_used=now))
             s.flush()
             devices = s.scalars(
                 select(LoginDeviceRow)
@@ -1066,6 +1063,17 @@ class Storage:
             for rank, row in enumerate(list(devices)):
                 if rank >= most or (now - aware(row.last_used)).total_seconds() > keep_seconds:
                     s.delete(row)
+
+    def rehash_password(self, player_id: str, old: str, new: str) -> bool:
+        """Store a new hash of the same password, only if the stored one is still ``old`` (a new
+        password set meanwhile stays); whether it was stored."""
+        with self.session() as s:
+            changed = s.execute(
+                update(PlayerRow)
+                .where(PlayerRow.id == player_id, PlayerRow.password_hash == old)
+                .values(password_hash=new)
+            )
+            return bool(changed.rowcount)  # type: ignore[attr-defined]
 
     def forget_seat_tokens(self, player_id: str) -> list[str]:
         """Clear the seat tokens of every seat the player holds (their password changed: a token
