@@ -539,3 +539,47 @@ def test_a_chosen_deal_is_for_one_person_at_most(data_home: Path) -> None:
         app, ["play", "blokus3d", "--players", "2", "--seats", "human,human", "--seed", "1"], input="quit\n"
     )
     assert open_board.exit_code == 0, open_board.output  # nothing hidden: nothing to know
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["serve", "--port", "99999"], "--port is a TCP port, 1 to 65535"),
+        (["serve", "--port", "-1"], "--port is a TCP port"),
+        (["serve", "--bot-workers", "-3"], "--bot-workers is a number of processes"),
+        (["serve", "--port", "8697", "--redis", "redis://127.0.0.1:1/0"], "cannot use Redis at 127.0.0.1:1"),
+        (
+            ["worker", "--redis", "redis://:hunter2@127.0.0.1:1/0", "--processes", "1"],
+            "cannot use Redis at 127.0.0.1:1",
+        ),
+    ],
+)
+def test_serve_and_worker_refuse_what_cannot_work_in_one_line(args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, args)
+    one_line_error(result, fragment)
+    assert "hunter2" not in result.output
+
+
+def test_serve_names_an_unreachable_database_without_its_password() -> None:
+    pytest.importorskip("psycopg")
+    result = runner.invoke(
+        app, ["serve", "--port", "8698", "--database", "postgresql+psycopg://al:hunter2@127.0.0.1:1/x"]
+    )
+    one_line_error(result, "cannot use the database postgresql+psycopg://al:***@127.0.0.1:1/x")
+    assert "hunter2" not in result.output
+
+
+@pytest.mark.parametrize("command", [["users", "list"], ["users", "disable", "bob"], ["chat", "list", "abc"]])
+def test_the_operators_tools_do_not_make_a_database_for_a_mistyped_path(
+    tmp_path: Path, command: list[str]
+) -> None:
+    typo = tmp_path / "sitee.db"
+    one_line_error(runner.invoke(app, [*command, "--database", f"sqlite:///{typo}"]), "no such database file")
+    assert not typo.exists()
+
+
+def test_serve_help_names_every_kind_of_rate_limit() -> None:
+    from masques.server.limits import RATE_DEFAULTS
+
+    text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "400"}).output
+    assert all(kind in text for kind in RATE_DEFAULTS), text

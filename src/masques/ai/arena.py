@@ -353,6 +353,10 @@ def journal_key(spec: GameSpec) -> tuple[str, str, tuple[str, ...], int, int]:
     return (spec.game, json.dumps(spec.options, sort_keys=True), tuple(spec.seats), spec.seed, spec.chance)
 
 
+class RayUnreachableError(Exception):
+    """The Ray cluster named could not be joined (the reason in words)."""
+
+
 def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[GameResult], None]) -> None:
     """One Ray task per game on the cluster at ``address`` (its workers need masques installed)."""
     import os
@@ -362,7 +366,11 @@ def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[GameRes
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
 
-    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RayUnreachableError(f"cannot reach the Ray cluster at {address}: {why}") from None
     try:
         remote_play = ray.remote(play)
         pending = [remote_play.remote(spec) for spec in specs]

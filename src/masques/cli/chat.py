@@ -24,7 +24,7 @@ def list_lines(
     database: Database = None,
 ) -> None:
     """Every chat line of a match, both channels, with the ids ``delete`` takes."""
-    storage = _storage(database)
+    storage = _storage(database, existing=True)
     if storage.match(match_id) is None:
         fail(f"no match {match_id!r}")
     table = Table("id", "channel", "when", "who", "player id", "text")
@@ -46,7 +46,7 @@ def delete(
     database: Database = None,
 ) -> None:
     """Take a line out of its match's chat and out of every history and replay."""
-    storage = _storage(database)
+    storage = _storage(database, existing=True)
     row = storage.delete_chat(line_id)
     if row is None:
         fail(f"no chat line {line_id}")

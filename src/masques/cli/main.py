@@ -411,11 +411,18 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
         )
     except ValueError as exc:
         fail(f"too many games: {exc}")
-    try:
-        for spec in (specs[0], specs[-1]) if specs else ():
-            check_seed(spec.seed)
-    except ValueError as exc:
-        fail(f"--seed: {exc}")
+    if specs:  # games are seeded --seed, --seed + 1, ...: the last one's must be a seed too
+        try:
+            check_seed(specs[0].seed)
+        except ValueError as exc:
+            fail(f"--seed: {exc}")
+        try:
+            check_seed(specs[-1].seed)
+        except ValueError:
+            fail(
+                f"--seed: game k is dealt --seed + k, and the last of these {len(specs)} games would "
+                f"pass 2**256 - 1: take a --seed at most {2**256 - len(specs)}"
+            )
     journal: arena_mod.Journal | None = None
     kept: list[arena_mod.GameResult] = []
     if out is not None:
@@ -448,13 +455,16 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             progress.update(task, completed=len(kept) + finished)
             report(len(kept) + finished)
 
-        results = kept + arena_mod.run(
-            todo,
-            workers=workers or None,
-            progress=show,
-            ray_address=ray,
-            on_result=journal.add if journal is not None else None,
-        )
+        try:
+            results = kept + arena_mod.run(
+                todo,
+                workers=workers or None,
+                progress=show,
+                ray_address=ray,
+                on_result=journal.add if journal is not None else None,
+            )
+        except arena_mod.RayUnreachableError as exc:
+            fail(str(exc))
     rows = arena_mod.table(arena_mod.rate(results))
     table = Table(title=f"{game} arena: {len(results)} games, OpenSkill Plackett-Luce")
     for col in ("bot", "mu", "sigma", "ordinal", "games", "win rate"):
@@ -556,7 +566,7 @@ def start_logs(level: str, fmt: str) -> None:
 @app.command()
 def serve(  # noqa: PLR0917 - one parameter per command-line option
     host: Annotated[str, typer.Option(envvar="MASQUES_HOST", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(envvar="MASQUES_PORT", help="TCP port.")] = 8000,
+    port: Annotated[int, typer.Option(envvar="MASQUES_PORT", help="TCP port (1 to 65535).")] = 8000,
     database: Annotated[
         str | None,
         typer.Option(
@@ -591,7 +601,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             envvar="MASQUES_RATE_LIMITS",
             help="Per-client rate limits: 'off', or kind=limit pairs over the defaults, e.g. "
             "'create=5/minute,read=120/minute' (kinds: api, create, join, read, connect, message, "
-            "login, signup).",
+            "login, signup, chat, analysis).",
         ),
     ] = None,
     max_bot_matches: Annotated[
@@ -663,12 +673,16 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     """Run the game server: lobby, live matches over WebSocket, bots, durable storage."""
     import uvicorn
 
-    from ..extras import MissingExtraError, require
+    from ..extras import MissingExtraError
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
     from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
+    if not 1 <= port <= 65535:
+        fail(f"--port is a TCP port, 1 to 65535, not {port}")
+    if bot_workers < 0:
+        fail("--bot-workers is a number of processes, at least 1 (0: the default)")
     try:
         limits = Limits.from_env(
             rates=rate_limits,
@@ -690,9 +704,13 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         err_console.print(f"masques: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     probe.release()
+    # The database and Redis answer, or one line says why (not a traceback from the start-up).
+    from .users import _storage
+
+    if redis:
+        reachable_redis(redis, "--redis")
+    _storage(url).dispose()
     try:
-        if redis:
-            require("redis", "--redis")
         server = create_app(
             url,
             bot_workers=bot_workers or None,
@@ -703,7 +721,10 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         )
     except (MissingExtraError, ValueError) as exc:
         fail(str(exc))
-    console.print(f"Masques server on http://{host}:{port}  (database: {url})")
+    from sqlalchemy.engine import make_url
+
+    shown = make_url(url).render_as_string(hide_password=True)
+    console.print(f"Masques server on http://{host}:{port}  (database: {shown})")
     uvicorn.run(
         server,
         host=host,
@@ -747,11 +768,31 @@ def worker(
         fail("--processes is a number of processes, at least 1")
     start_logs(log_level, log_format)
     count = processes or os.cpu_count() or 1
+    reachable_redis(redis, "--redis")
     try:
         console.print(f"Masques bot workers: {count} on {redis_location(redis)}")
         run_workers(redis, count)
     except MissingExtraError as exc:
         fail(str(exc))
+
+
+def reachable_redis(url: str, option: str) -> None:
+    """Fail with one line unless Redis answers at ``url`` (its password never shown)."""
+    from ..extras import MissingExtraError, require
+
+    try:
+        require("redis", option)
+    except MissingExtraError as exc:
+        fail(str(exc))
+    import redis as redis_client
+
+    try:
+        client = redis_client.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        client.ping()
+        client.close()
+    except (redis_client.RedisError, ValueError, OSError) as exc:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fail(f"cannot use Redis at {redis_location(url)}: {why}")
 
 
 def redis_location(url: str) -> str:

@@ -32,6 +32,7 @@ Database = Annotated[
         help="SQLAlchemy URL (default: SQLite in the user data dir, as `serve`).",
     ),
 ]
+Username = Annotated[str, typer.Argument(help="The account's username (in any case).", show_default=False)]
 PasswordStdin = Annotated[
     bool, typer.Option("--password-stdin", help="Read the password from standard input (for scripts).")
 ]
@@ -118,7 +119,7 @@ def _taken(storage: Storage, username: str) -> str | None:
 @app.command("list")
 def list_users(database: Database = None) -> None:
     """Every account: username, player id, creation date, and whether it is disabled."""
-    storage = _storage(database)
+    storage = _storage(database, existing=True)
     table = Table("username", "id", "created", "status")
     for row in storage.players():
         status = "disabled" if row.disabled else "ok"
@@ -127,7 +128,7 @@ def list_users(database: Database = None) -> None:
 
 
 @app.command()
-def create(username: str, database: Database = None, password_stdin: PasswordStdin = False) -> None:
+def create(username: Username, database: Database = None, password_stdin: PasswordStdin = False) -> None:
     """Create an account (the password is asked twice, or read from standard input)."""
     import asyncio
 
@@ -159,13 +160,15 @@ def create(username: str, database: Database = None, password_stdin: PasswordStd
 
 
 @app.command("reset-password")
-def reset_password(username: str, database: Database = None, password_stdin: PasswordStdin = False) -> None:
+def reset_password(
+    username: Username, database: Database = None, password_stdin: PasswordStdin = False
+) -> None:
     """Set a new password for an account; its sessions and seat tokens end (it logs in again)."""
     import asyncio
 
     from ..server import accounts
 
-    storage = _storage(database)
+    storage = _storage(database, existing=True)
     row = _account(storage, username)
     password = _password(password_stdin, row.name)
     storage.update_player(row.id, password_hash=asyncio.run(accounts.hash_password(password)))
@@ -176,12 +179,12 @@ def reset_password(username: str, database: Database = None, password_stdin: Pas
 
 @app.command()
 def disable(
-    username: str,
+    username: Username,
     database: Database = None,
     enable: Annotated[bool, typer.Option("--enable", help="Enable the account again instead.")] = False,
 ) -> None:
     """Disable an account (it can no longer log in, its sessions end), or enable it again."""
-    storage = _storage(database)
+    storage = _storage(database, existing=True)
     row = _account(storage, username)
     storage.update_player(row.id, disabled=not enable)
     if not enable:

@@ -1379,6 +1379,14 @@ def test_bad_input_malformed_text_raises(bad: object) -> None:
         state.action_from_str(bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("seat", ["take 3", "take 5", "take seat 12", "take 99999999999999999999"])
+def test_bad_input_a_take_of_a_seat_the_game_has_not_says_so(seat: str) -> None:
+    """Bad input: "take 5" at a three-player table names the seat, not an unreadable square."""
+    state = build(3, MK5_BOARD, [R, Y, B])
+    with pytest.raises(MalformedActionError, match="no seat"):
+        state.action_from_str(seat)
+
+
 @pytest.mark.parametrize("bad", ["d1", "a4", "f6", {"step": "d3"}])
 def test_bad_input_mk_14_squares_off_the_3x3_board_raise(bad: object) -> None:
     """MK-14 / bad input: the 3D board is a1..c3; anything else is malformed."""

@@ -67,7 +67,7 @@ CAPACITY = {2: 18, 3: 12, 4: 9}  # MK-9
 STEP, COMPLETE = "step", "complete"
 
 _SQUARE = re.compile(r"^\s*([a-fA-F])\s*([1-6])\s*$")
-_TAKE = re.compile(r"^\s*take\s+(?:from\s+)?(?:seat\s+)?([0-3])\s*$", re.IGNORECASE)
+_TAKE = re.compile(r"^\s*take\s+(?:from\s+)?(?:seat\s+)?(\d+)\s*$", re.IGNORECASE)
 
 
 class MaskerGame(Game):
