@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from masques.cli import main as cli_main
 from masques.cli.main import app
 from masques.engine import GameRecord
 
@@ -194,6 +195,7 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
 
     monkeypatch.setattr(server_app, "create_app", create_app)
     monkeypatch.setattr(uvicorn, "run", run)
+    monkeypatch.setattr(cli_main, "reachable_redis", lambda url, option: made.update(reached=url))
     monkeypatch.setattr(logs, "configure", lambda level, fmt: made.update(logs=(level, fmt)))
     database = f"sqlite:///{tmp_path / 'site.sqlite3'}"
     env = {
@@ -240,6 +242,8 @@ def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: py
 
     made: dict[str, object] = {}
     monkeypatch.setattr(bot_queue, "run_workers", lambda url, count: made.update(url=url, count=count))
+    reached: list[str] = []
+    monkeypatch.setattr(cli_main, "reachable_redis", lambda url, option: reached.append(url))
     monkeypatch.setattr(logs, "configure", lambda level, fmt: made.update(logs=(level, fmt)))
     env = {
         "MASQUES_REDIS_URL": "redis://:secret@10.0.0.5:6380/2",

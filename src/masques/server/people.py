@@ -221,7 +221,7 @@ def router(guard: LoginGuard) -> APIRouter:
             _set_cookie(request, response, request.cookies[COOKIE])
         return me(signed)
 
-    @api.post("/api/guest", responses=errors(400, 401, 403, 413))
+    @api.post("/api/guest", responses=errors(400, 403, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
         """Play without an account: a guest identity kept by a cookie (it may become an account)."""
         signed = await acting_afresh(request)
@@ -238,7 +238,7 @@ def router(guard: LoginGuard) -> APIRouter:
         )
         return await _open_session(request, response, row)
 
-    @api.post("/api/signup", status_code=201, responses=errors(400, 401, 403, 409, 413))
+    @api.post("/api/signup", status_code=201, responses=errors(400, 403, 409, 413))
     async def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """A new account; a guest who signs up keeps their matches."""
         signed = await acting_afresh(request)
