@@ -701,9 +701,9 @@ def test_a_new_password_ends_the_accounts_seat_tokens(
             # another process changed it: the connection finds out at its next action
             version = support.summary(api, match_id)["version"]
             copied.send({"type": "action", "action": 0, "version": version})
-        # this process cleared the token: the seat is no longer the connection's (not_seated);
+        # this process cleared the token: the seat is no longer the connection's (seat_changed);
         # another process did: the connection's next action finds the token ended (signed_out)
-        code, close = ("not_seated", 4403) if how == "new_password" else ("signed_out", 4401)
+        code, close = ("seat_changed", 4409) if how == "new_password" else ("signed_out", 4401)
         assert copied.recv_type("error")["code"] == code
         assert copied.closed_code() == close
         version = support.summary(api, match_id)["version"]

@@ -93,6 +93,34 @@ def test_the_spectators_chat_stays_away_from_the_players_until_the_end(
     assert [line["text"] for line in read["spectators"]] == ["seat 1 holds the red mask"]
 
 
+def test_a_spectator_who_takes_a_seat_stops_reading_the_spectators_chat(
+    server: Any, api: httpx.Client
+) -> None:
+    """A signed-in spectator's connection is closed (seat_changed, 4409) once its player takes a
+    seat, before any more of the spectators' chat reaches it; connecting again finds the seat."""
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    support.join(api, match_id, "Ann", 0)
+    with support.browser(server) as dan, support.browser(server) as wes:
+        signed(dan, dan.post("/api/guest", json={"name": "Dan"}))
+        signed(wes, wes.post("/api/guest", json={"name": "Wes"}))
+        watching = session_conn(server, dan, match_id)
+        other = session_conn(server, wes, match_id)
+        assert watching.state is not None and watching.state["seat"] is None
+        assert dan.post(f"/api/matches/{match_id}/join", json={"seat": 1}).status_code == 200
+        assert watching.recv_type("error")["code"] == "seat_changed"
+        assert watching.closed_code() == 4409
+        say(other, "the spectators only")
+        assert next_chat(other)["lines"][0]["text"] == "the spectators only"
+        assert not any(
+            m.get("channel") == "spectators" and m.get("history") is False for m in watching.messages
+        )
+        again = session_conn(server, dan, match_id)
+        assert again.state is not None and again.state["seat"] == 1
+        assert chats(again) == [] or all(m["channel"] == "players" for m in chats(again))
+        for conn in (other, again):
+            conn.close()
+
+
 def test_history_on_connect_and_sync(server: Any, table: Any) -> None:
     match_id, (ann, _bob), _spectator = table
     for text in ("one", "two"):

@@ -177,7 +177,7 @@ def test_a_connection_to_a_seat_that_was_left_is_closed_before_the_next_holder_p
     server: Any, api: httpx.Client, held_by: str
 ) -> None:
     """Someone who joins, connects and leaves must not see the next holder's hand through the
-    connection left open, nor play for them: it is told ``not_seated`` and closed (4403) when it
+    connection left open, nor play for them: it is told ``seat_changed`` and closed (4409) when it
     leaves, and nothing of the seat reaches it after."""
     from masques.server.accounts import COOKIE
 
@@ -196,8 +196,8 @@ def test_a_connection_to_a_seat_that_was_left_is_closed_before_the_next_holder_p
             f"/api/matches/{match_id}/leave", json={"token": token} if held_by == "token" else {}
         )
         assert leave.status_code == 204, leave.text
-        assert old.recv_type("error")["code"] == "not_seated"
-        assert old.closed_code() == 4403
+        assert old.recv_type("error")["code"] == "seat_changed"
+        assert old.closed_code() == 4409
         carol = support.join(api, match_id, "Carol", 0)
         support.join(api, match_id, "Bob", 1)
         conn = support.Conn(server.ws_url, match_id, carol["token"], 0)

@@ -307,6 +307,15 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       drawEnd();
     } else if (message.type === "chat" && message.channel) {
       chat.receive(message.channel, message.lines ?? [], message.history === true);
+    } else if (message.type === "error" && (message.code === "signed_out" || message.code === "seat_changed")) {
+      // signed_out: the session ended (a log-out, perhaps in another tab), and the seat token this
+      // page keeps goes with it. seat_changed: the seat changed hands (or is now this player's):
+      // either way, connect again as what this browser holds now.
+      if (message.code === "signed_out") {
+        seats.forget(matchId);
+        key = null;
+      }
+      connect();
     } else if (message.type === "error" && isChatRefusal(message.code ?? "")) {
       chat.refused(message.code ?? "", message.message ?? "");
     } else if (message.type === "error") {

@@ -84,7 +84,7 @@ IDLE_SECONDS = 30.0
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
 SIGNED_OUT_CLOSE = 4401
-SEAT_LOST_CLOSE = 4403  # as a refused connection: the page forgets its token and watches
+SEAT_CHANGED_CLOSE = 4409  # the connection's seat changed: connect again (a lost connection's retry)
 SIGNED_OUT_MESSAGE = (
     "this connection's session has ended, its account is disabled, or its password changed: log in"
 )
@@ -157,9 +157,10 @@ class Client:
     def holds(self, match: LiveMatch) -> bool:
         """Whether what this connection was opened with (a seat token, else the signed-in player)
         still holds its seat: a seat left since, or taken by someone else, is not its own any more.
-        A spectator's connection holds nothing and always may watch."""
+        A spectator's connection may watch while its player holds no seat here (once they do, it
+        must not read the spectators' chat: it connects again, to the seat)."""
         if self.seat is None:
-            return True
+            return self.player is None or match.seat_of_player(self.player) is None
         seat = match.seats[self.seat]
         if self.seat_token is not None:
             return seat.token_hash is not None and secrets.compare_digest(seat.token_hash, self.seat_token)
@@ -1478,7 +1479,7 @@ class Registry:
         outlive its account nor its password."""
         if not client.holds(match):
             self._seat_lost(match, client)
-            raise ServerError(403, "not_seated", "this connection's seat was left or is someone else's now")
+            raise ServerError(409, "seat_changed", "this connection's seat changed: connect again")
         session, player = client.session, self._seat_player(match, client)
         token = self._seat_token(match, client)
         if session is None and player is None:
@@ -2008,16 +2009,17 @@ class Registry:
         self._presence_changed(match, None if client.seat is None else client)
 
     def _seat_lost(self, match: LiveMatch, client: Client) -> None:
-        """Close a connection whose seat is no longer its own (left, or someone else's now): it
-        must not see that seat's next secrets nor play for its next holder."""
+        """Close a connection whose seat changed: left, someone else's now (it must not see that
+        seat's next secrets nor play for its next holder), or a spectator's whose player now holds
+        a seat.  It may connect again, as what it holds now."""
         client.deliver(
             {
                 "type": "error",
-                "code": "not_seated",
-                "message": "this connection's seat was left or is someone else's now: connect again to watch",
+                "code": "seat_changed",
+                "message": "this connection's seat changed (left, taken by another, or now yours): reconnect",
             }
         )
-        client.close_after_sending(SEAT_LOST_CLOSE)
+        client.close_after_sending(SEAT_CHANGED_CLOSE)
         self._gone(match, client)
 
     async def sync(self, match: LiveMatch, client: Client) -> None:
