@@ -241,7 +241,9 @@ def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: py
     from masques.server import bot_queue, logs
 
     made: dict[str, object] = {}
-    monkeypatch.setattr(bot_queue, "run_workers", lambda url, count: made.update(url=url, count=count))
+    monkeypatch.setattr(
+        bot_queue, "run_workers", lambda url, count, logs=None: made.update(url=url, count=count)
+    )
     reached: list[str] = []
     monkeypatch.setattr(cli_main, "reachable_redis", lambda url, option: reached.append(url))
     monkeypatch.setattr(logs, "configure", lambda level, fmt: made.update(logs=(level, fmt)))

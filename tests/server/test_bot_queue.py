@@ -238,6 +238,31 @@ def test_a_worker_killed_mid_move_has_its_job_taken_by_another_and_no_match_hang
         server.stop()
 
 
+def _children(pid: int) -> set[int]:
+    """The worker processes a ``masques worker`` started (not multiprocessing's helpers)."""
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
+    workers = set()
+    for child in map(int, found.stdout.split()):
+        with suppress(OSError):
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                workers.add(child)
+    return workers
+
+
+def test_a_single_worker_that_dies_is_replaced(workers: Workers) -> None:
+    """``masques worker --processes 1`` keeps its one worker running: one that dies (its Redis went
+    away a moment, say) is replaced, as with several."""
+    supervisor = workers.start()
+    [first] = _children(supervisor.pid)
+    before = workers.redis.zcard(WORKERS_KEY)
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + WAIT
+    while not (_children(supervisor.pid) - {first}) or workers.redis.zcard(WORKERS_KEY) <= before:
+        assert supervisor.poll() is None, workers.log(0)
+        assert time.monotonic() < deadline, "no new worker came up"
+        time.sleep(0.1)
+
+
 def _freeze_a_worker_holding_a_job(workers: Workers, victim: subprocess.Popen[bytes]) -> bytes:
     """Stop ``victim`` while it holds a job, and return that job's id: the job both workers held
     that is still held once the other had time to finish its own."""

@@ -222,6 +222,25 @@ def test_servers_sharing_a_redis_count_a_client_once() -> None:
     assert refused.status == 429 and refused.retry_after is not None and refused.retry_after >= 1
 
 
+def test_a_redis_that_does_not_answer_leaves_each_process_counting_on_its_own() -> None:
+    """Rate limits kept in Redis: while Redis is away, requests are still answered (not a server
+    error each), and still limited, by this process's own count."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+    from masques.server.limits import RateLimiter
+
+    async def scenario() -> None:
+        limiter = RateLimiter(Limits(rates={"create": "2/minute"}), "redis://127.0.0.1:1/0")
+        for _ in range(2):
+            await limiter.check("create", "ip:away")
+        with pytest.raises(ServerError) as refused:
+            await limiter.check("create", "ip:away")
+        assert refused.value.status == 429
+
+    asyncio.run(scenario())
+
+
 def test_limits_are_read_from_the_environment_and_checked() -> None:
     limits = Limits.from_env(
         {"MASQUES_RATE_LIMITS": "create=5/minute,read=off", "MASQUES_MAX_SPECTATORS": "7"},

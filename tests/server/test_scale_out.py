@@ -8,6 +8,7 @@ import os
 import random
 import time
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from masques_server_support import (  # type: ignore[import-not-found]
     run_async,
     seat_conns,
 )
+from sqlalchemy import create_engine, text
 
 from masques.engine import GameRecord
 from masques.server import fanout as fanout_module
@@ -266,3 +268,92 @@ def test_failed_log_ins_count_across_the_processes(tmp_path: Path) -> None:
         for client in (at_first, at_second):  # both processes refuse, even the right password
             refused = client.post("/api/login", json={"username": name, "password": PASSWORD})
             assert refused.status_code == 429 and refused.json()["code"] == "too_many_attempts", refused.text
+
+
+def test_a_process_whose_redis_subscription_dropped_subscribes_again_and_catches_up(tmp_path: Path) -> None:
+    """Redis restarts (here: this process's subscription is cut): the process subscribes again and
+    reads the matches it serves, so a move whose note it missed still reaches it."""
+    import redis.asyncio as redis
+
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match = await a.create("masker", {"players": 2}, ["human", "human"])
+            for seat in (0, 1):
+                await a.join(match, f"p{seat}", seat)
+            there = await b.get(match.id)
+            assert b.fanout is not None
+            admin = redis.Redis.from_url(os.environ["MASQUES_TEST_REDIS_URL"])
+            try:
+                name = f"masques-fanout-{b.fanout.origin}"
+                listed = await admin.client_list()
+                cut = [c["id"] for c in listed if c.get("name") == name and int(c.get("psub", 0)) > 0]
+                assert cut, listed
+                for client_id in cut:
+                    await admin.client_kill_filter(_id=client_id)
+            finally:
+                await admin.aclose()
+            state = match.state
+            await a.submit(
+                match, state.current_player, state.legal_actions()[0], match.version
+            )  # its note is lost
+            await _until(lambda: there.version == match.version, "the cut process to catch up")
+
+    asyncio.run(scenario())
+
+
+def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: Path) -> None:
+    """Telling the other processes is best effort: a Redis that does not answer after the commit
+    neither fails the move nor stops the bots' replies."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, _b):
+            match = await a.create("masker", {"players": 2}, ["human", "random"])
+            await a.join(match, "p0", 0)
+            assert a.fanout is not None
+
+            async def refuse(*args: Any, **kwargs: Any) -> None:
+                raise ConnectionError("Redis is away")
+
+            a.fanout.client.publish = refuse
+            await _until(lambda: match.to_move == 0 or match.status != "running", "the human's turn")
+            while match.to_move == 0 and match.status == "running":  # the human's turn, to its end
+                await a.submit(match, 0, match.state.legal_actions()[0], match.version)
+            await _until(lambda: match.to_move == 0 or match.status != "running", "the bot's reply")
+
+    asyncio.run(scenario())
+
+
+def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
+    """A match of bots nobody watches, left by a process that died: once its bot has been due to
+    move for a while, another process's sweep takes it up and its bots go on."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        registry = Registry(storage, limits=RELAXED, bot_workers=1)
+        try:
+            held = registry._schedule_bots
+            registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
+            match = await registry.create("masker", {"players": 2}, ["random", "random"])
+            del registry.matches[match.id]  # as if the process that held it had died
+            registry._schedule_bots = held  # type: ignore[method-assign]
+            assert await registry.adopt_stalled() == 0  # not quiet for long yet
+            engine = create_engine(url)
+            with engine.begin() as connection:
+                connection.execute(
+                    text("update matches set created = :t"), {"t": datetime(2026, 1, 1, tzinfo=UTC)}
+                )
+            engine.dispose()
+            assert await registry.adopt_stalled() == 1
+            taken = registry.matches[match.id]
+            await _until(lambda: taken.version > 0, "the bots to move again")
+            assert await registry.adopt_stalled() == 0  # held now
+        finally:
+            registry.close()
+            storage.engine.dispose()
+
+    asyncio.run(scenario())

@@ -771,7 +771,7 @@ def worker(
     reachable_redis(redis, "--redis")
     try:
         console.print(f"Masques bot workers: {count} on {redis_location(redis)}")
-        run_workers(redis, count)
+        run_workers(redis, count, logs=(log_level, log_format))
     except MissingExtraError as exc:
         fail(str(exc))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import math
 import re
 import secrets
@@ -32,6 +33,8 @@ from zxcvbn import zxcvbn
 from ..extras import require
 from .errors import ServerError
 from .security import reserved_name, skeleton
+
+log = logging.getLogger("masques.accounts")
 
 COOKIE = "masques_session"
 CSRF_HEADER = "x-csrf-token"
@@ -375,32 +378,45 @@ class SharedLoginGuard(LoginGuard):
         super().__init__()
         require("redis", "sharing matches and limits through Redis")
         import redis.asyncio as redis
+        from redis.exceptions import RedisError
 
         self.client = redis.Redis.from_url(redis_url)
+        self._unanswered: tuple[type[Exception], ...] = (OSError, RedisError)
         # One script each, run by Redis as one step: no other attempt comes between the check and
         # the count, whichever process sent it.
         self._attempt = self.client.register_script(_ATTEMPT)
         self._succeeded = self.client.register_script(_SUCCEEDED)
 
     async def attempt(self, *keys: str) -> None:
-        waiting = await self._attempt(
-            keys=[self.PREFIX + k + part for k in keys for part in (":count", ":until")],
-            args=[
-                repr(time.time()),
-                int(self.KEEP),
-                repr(self.FIRST_WAIT),
-                repr(self.LONGEST),
-                *(self.free(k) for k in keys),
-            ],
-        )
+        try:
+            waiting = await self._attempt(
+                keys=[self.PREFIX + k + part for k in keys for part in (":count", ":until")],
+                args=[
+                    repr(time.time()),
+                    int(self.KEEP),
+                    repr(self.FIRST_WAIT),
+                    repr(self.LONGEST),
+                    *(self.free(k) for k in keys),
+                ],
+            )
+        except self._unanswered as exc:  # Redis down: this process counts on its own meanwhile
+            log.warning(
+                "log-in backoff counted in this process: Redis did not answer (%s)", type(exc).__name__
+            )
+            await super().attempt(*keys)
+            return
         self.refuse(float(waiting))
 
     async def succeeded(self, *keys: str) -> None:
         first, *others = keys
-        await self._succeeded(
-            keys=[self.PREFIX + first + ":count", self.PREFIX + first + ":until"]
-            + [self.PREFIX + k + ":count" for k in others]
-        )
+        await super().succeeded(*keys)
+        try:
+            await self._succeeded(
+                keys=[self.PREFIX + first + ":count", self.PREFIX + first + ":until"]
+                + [self.PREFIX + k + ":count" for k in others]
+            )
+        except self._unanswered as exc:
+            log.warning("log-in backoff: Redis did not answer (%s)", type(exc).__name__)
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -145,24 +145,31 @@ def make_worker(redis_url: str, worker_id: str | None = None) -> Any:
     return BotWorker()
 
 
-def run_worker(redis_url: str, worker_id: str | None = None) -> None:
-    """One worker in this process until SIGTERM or SIGINT."""
+def run_worker(redis_url: str, worker_id: str | None = None, logs: tuple[str, str] | None = None) -> None:
+    """One worker in this process until SIGTERM or SIGINT; ``logs`` (level, format) sets its
+    logging up as its parent's (a child process starts without it)."""
+    if logs is not None:
+        from .logs import configure
+
+        configure(*logs)
     logging.getLogger("arq").setLevel(logging.WARNING)  # arq logs every job at info
     worker = make_worker(redis_url, worker_id)
     log.info("bot worker %s ready", worker.worker_name)
     worker.run()
 
 
-def run_workers(redis_url: str, processes: int, *, restart_seconds: float = 1.0) -> None:
-    """``processes`` workers: in this process for one, else child processes kept running (one that
-    dies is replaced) until SIGTERM or SIGINT stops them all."""
+def run_workers(
+    redis_url: str, processes: int, *, restart_seconds: float = 1.0, logs: tuple[str, str] | None = None
+) -> None:
+    """``processes`` workers, each a child process kept running until SIGTERM or SIGINT stops them
+    all: one that dies (its Redis went away, say) is replaced, also when there is only one.  Children
+    that die young are replaced less and less often (up to every 30 s), so that a Redis that stays
+    down costs no stream of new processes."""
     _queue_unavailable()
-    if processes <= 1:
-        run_worker(redis_url)
-        return
     context = multiprocessing.get_context("spawn")
-    children: list[Any] = []
+    children: list[tuple[Any, float]] = []  # (process, when it started)
     stopping = False
+    wait = restart_seconds
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
@@ -172,20 +179,35 @@ def run_workers(redis_url: str, processes: int, *, restart_seconds: float = 1.0)
     signal.signal(signal.SIGINT, stop)
     try:
         while not stopping:
-            children = [child for child in children if child.is_alive()]
+            now = time.monotonic()
+            died_young = any(not c.is_alive() and now - born < YOUNG_SECONDS for c, born in children)
+            wait = min(MAX_RESTART_WAIT, wait * 2) if died_young else restart_seconds
+            children = [(c, born) for c, born in children if c.is_alive()]
+            if len(children) < processes and died_young:
+                log.warning("a bot worker stopped soon after its start: the next in %.0f s", wait)
+                until = time.monotonic() + wait
+                while not stopping and time.monotonic() < until:
+                    time.sleep(0.2)
+                if stopping:
+                    break
             while len(children) < processes:
-                child = context.Process(target=run_worker, args=(redis_url,), daemon=False)
+                child = context.Process(target=run_worker, args=(redis_url, None, logs), daemon=False)
                 child.start()
-                children.append(child)
+                children.append((child, time.monotonic()))
             time.sleep(restart_seconds)
     finally:
-        for child in children:
+        for child, _ in children:
             if child.is_alive() and child.pid is not None:
                 os.kill(child.pid, signal.SIGTERM)
-        for child in children:
+        for child, _ in children:
             child.join(timeout=10)
             if child.is_alive():
                 child.kill()
+
+
+YOUNG_SECONDS = 10.0
+"""A worker that stops sooner than this after its start died young (its Redis was not there)."""
+MAX_RESTART_WAIT = 30.0
 
 
 # -- the web side -------------------------------------------------------------------------------

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+log = logging.getLogger("masques.fanout")
 
 CHANNEL = "masques:match:"
 PRESENCE = "masques:here:"
@@ -45,11 +48,13 @@ class Fanout:
         on_change: Callable[[str], Awaitable[None]],
         on_chat: Callable[[str, int], Awaitable[None]] | None = None,
         on_move: Callable[[str, Moved], Awaitable[None]] | None = None,
+        on_resubscribed: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.url = url
         self.on_change = on_change
         self.on_chat = on_chat
         self.on_move = on_move
+        self.on_resubscribed = on_resubscribed
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
@@ -63,11 +68,40 @@ class Fanout:
     async def start(self) -> None:
         import redis.asyncio as redis
 
-        self.client = redis.Redis.from_url(self.url)
+        # named, so that an operator's CLIENT LIST tells each process's connections apart
+        self.client = redis.Redis.from_url(self.url, client_name=f"masques-fanout-{self.origin}")
         await self.client.ping()
         pubsub = self.client.pubsub()
         await pubsub.psubscribe(CHANNEL + "*")
-        self.task = asyncio.get_running_loop().create_task(self._listen(pubsub))
+        self.task = asyncio.get_running_loop().create_task(self._subscribed(pubsub))
+
+    async def _subscribed(self, pubsub: Any) -> None:
+        """Listen for as long as the process runs.  A lost connection to Redis (a restart, a
+        network blip) is subscribed again, waiting longer each time up to 5 s; the notes sent
+        meanwhile are lost, so the process then reads again every match it serves
+        (``on_resubscribed``): no match stays behind, waiting for a note that never comes."""
+        delay = 0.5
+        while True:
+            try:
+                if pubsub is None:
+                    pubsub = self.client.pubsub()
+                    await pubsub.psubscribe(CHANNEL + "*")
+                    log.warning("subscribed to Redis again: reading the matches this process serves")
+                    if self.on_resubscribed is not None:
+                        await self.on_resubscribed()
+                    delay = 0.5
+                await self._listen(pubsub)
+                raise ConnectionError("the subscription ended")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the connection, or Redis: try again
+                log.warning("lost the Redis subscription (%s): again in %.1f s", type(exc).__name__, delay)
+            if pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                pubsub = None
+            await asyncio.sleep(delay)
+            delay = min(5.0, delay * 2)
 
     async def _listen(self, pubsub: Any) -> None:
         async for message in pubsub.listen():
@@ -90,8 +124,16 @@ class Fanout:
                 elif not kind or kind == "move":
                     await self.on_change(match_id)
 
+    async def _send(self, channel: str, note: str) -> None:
+        """Publish a note, as well as Redis allows: a change is committed before it is told, and a
+        process that missed the note reads it when its subscription comes back."""
+        try:
+            await self.client.publish(channel, note)
+        except Exception as exc:  # Redis down or the connection lost
+            log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
+
     async def publish(self, match_id: str) -> None:
-        await self.client.publish(CHANNEL + match_id, self.origin)
+        await self._send(CHANNEL + match_id, self.origin)
 
     async def moved(self, match_id: str, move: Moved) -> None:
         """Tell the other processes of a move committed at ``move.version`` (the match goes on)."""
@@ -104,23 +146,31 @@ class Fanout:
                 "deadline": move.deadline,
             }
         )
-        await self.client.publish(CHANNEL + match_id, f"{self.origin}:move:{body.decode()}")
+        await self._send(CHANNEL + match_id, f"{self.origin}:move:{body.decode()}")
 
     async def said(self, match_id: str, line_id: int) -> None:
         """Tell the other processes that a chat line of this match was stored."""
-        await self.client.publish(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
+        await self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
     async def here(self, match_id: str, seats: list[int]) -> None:
         """Note that these seats are connected to this process (the note lasts PRESENCE_TTL)."""
-        for seat in seats:
-            await self.client.set(f"{PRESENCE}{match_id}:{seat}:{self.origin}", 1, ex=PRESENCE_TTL)
+        try:
+            for seat in seats:
+                await self.client.set(f"{PRESENCE}{match_id}:{seat}:{self.origin}", 1, ex=PRESENCE_TTL)
+        except Exception as exc:  # Redis down: the next sweep notes them again
+            log.warning("could not note connected seats (%s)", type(exc).__name__)
 
     async def present(self, match_id: str, seat: int) -> bool:
-        """Whether another process noted this seat connected lately."""
-        async for key in self.client.scan_iter(match=f"{PRESENCE}{match_id}:{seat}:*"):
-            name = key.decode() if isinstance(key, bytes) else str(key)
-            if not name.endswith(f":{self.origin}"):
-                return True
+        """Whether another process noted this seat connected lately.  Without an answer from
+        Redis, say yes: a seat is never handed to a bot for an absence that cannot be told."""
+        try:
+            async for key in self.client.scan_iter(match=f"{PRESENCE}{match_id}:{seat}:*"):
+                name = key.decode() if isinstance(key, bytes) else str(key)
+                if not name.endswith(f":{self.origin}"):
+                    return True
+        except Exception as exc:
+            log.warning("could not read which seats are connected elsewhere (%s)", type(exc).__name__)
+            return True
         return False
 
     async def stop(self) -> None:

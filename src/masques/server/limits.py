@@ -13,6 +13,7 @@ the seconds to wait, which the HTTP layer sends as ``Retry-After``.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import time
@@ -25,6 +26,8 @@ from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from .errors import ServerError
+
+log = logging.getLogger("masques.limits")
 
 RATE_DEFAULTS: dict[str, str] = {
     "api": "300/minute",  # any /api request: the catch-all against floods
@@ -162,15 +165,31 @@ class RateLimiter:
             else MemoryStorage()
         )
         self.limiter = MovingWindowRateLimiter(storage)
+        # While Redis does not answer, each process counts on its own rather than refuse everything.
+        self.fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
 
     async def check(self, kind: str, client: str) -> None:
         """Count one request of ``kind`` by ``client``, or raise 429 (and count nothing)."""
         items = self.items.get(kind)
         if not items:
             return
+        try:
+            await self._check(self.limiter, items, kind, client)
+        except ServerError:
+            raise
+        except Exception as exc:  # Redis down or its connection lost
+            if self.fallback is None:
+                raise
+            log.warning("rate limits counted in this process: Redis did not answer (%s)", type(exc).__name__)
+            await self._check(self.fallback, items, kind, client)
+
+    @staticmethod
+    async def _check(
+        limiter: MovingWindowRateLimiter, items: list[RateLimitItem], kind: str, client: str
+    ) -> None:
         for item in items:
-            if not await self.limiter.test(item, kind, client):
-                stats = await self.limiter.get_window_stats(item, kind, client)
+            if not await limiter.test(item, kind, client):
+                stats = await limiter.get_window_stats(item, kind, client)
                 wait = max(1, math.ceil(stats.reset_time - time.time()))
                 raise ServerError(
                     429,
@@ -179,4 +198,4 @@ class RateLimiter:
                     retry_after=wait,
                 )
         for item in items:
-            await self.limiter.hit(item, kind, client)
+            await limiter.hit(item, kind, client)

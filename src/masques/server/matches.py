@@ -84,6 +84,8 @@ IDLE_SECONDS = 30.0
 PRESENCE_DELAY = 0.25
 """Spectators coming and going are told to the players at most this often."""
 SIGNED_OUT_CLOSE = 4401
+STALLED_SECONDS = 60.0
+"""A bot due to move this long with nothing played: its process is gone (see adopt_stalled)."""
 SEAT_CHANGED_CLOSE = 4409  # the connection's seat changed: connect again (a lost connection's retry)
 SIGNED_OUT_MESSAGE = (
     "this connection's session has ended, its account is disabled, or its password changed: log in"
@@ -699,7 +701,13 @@ class Registry:
         self.limits = limits or Limits()
         self.rates = RateLimiter(self.limits, redis_url)
         self.fanout = (
-            Fanout(redis_url, self._on_remote_change, self._on_remote_chat, self._on_remote_move)
+            Fanout(
+                redis_url,
+                self._on_remote_change,
+                self._on_remote_chat,
+                self._on_remote_move,
+                on_resubscribed=self._on_resubscribed,
+            )
             if redis_url
             else None
         )
@@ -776,7 +784,27 @@ class Registry:
                     await self.expire_open()
                 except Exception:
                     log.exception("expiring open matches failed; trying again later")
+                if self.fanout is not None:
+                    try:
+                        await self.adopt_stalled()
+                    except Exception:
+                        log.exception("looking for matches left behind failed; trying again later")
             rounds += 1
+
+    async def adopt_stalled(self) -> int:
+        """Take up the matches where a bot has been due to move for a long while, that this
+        process does not hold: the process that held them is gone (stopped, or killed), and with
+        nobody watching them no request would bring them back.  Should another process hold one
+        after all (a slow bot), each move is still committed once (its version is unique).  How
+        many were taken up."""
+        quiet = max(STALLED_SECONDS, 3 * self.limits.bot_timeout)
+        before = datetime.now(UTC) - timedelta(seconds=quiet)
+        ids = await asyncio.to_thread(self.storage.stalled_bot_turns, before)
+        taken = [match_id for match_id in ids if match_id not in self.matches]
+        for match_id in taken:
+            log.warning("taking up match %s: its bot has been due to move for %.0f s", match_id, quiet)
+            await self.get(match_id)
+        return len(taken)
 
     def evict_idle(self, idle: float | None = None) -> int:
         """Let go of the matches nobody has used for ``idle`` seconds (default: IDLE_SECONDS); how
@@ -1285,6 +1313,13 @@ class Registry:
         if changed:
             await self.broadcast(match)
             self._schedule_bots(match)
+
+    async def _on_resubscribed(self) -> None:
+        """The notes of other processes could not reach this one for a while: read again every
+        match it serves, as if each had been told of a change."""
+        for match_id in list(self.matches):
+            with contextlib.suppress(Exception):  # one match's trouble must not keep the others behind
+                await self._on_remote_change(match_id)
 
     async def _on_remote_move(self, match_id: str, moved: Moved) -> None:
         """Another process committed a move that does not end the match.  At that version, apply it

@@ -1075,6 +1075,27 @@ class Storage:
             )
             return bool(changed.rowcount)  # type: ignore[attr-defined]
 
+    def stalled_bot_turns(self, before: datetime) -> list[str]:
+        """Running matches where a bot is to move and nothing has been played since ``before``
+        (nor the match created): a bot's turn that no process is thinking about."""
+        last = (
+            select(func.max(ActionRow.created))
+            .where(ActionRow.match_id == MatchRow.id)
+            .correlate(MatchRow)
+            .scalar_subquery()
+        )
+        query = (
+            select(MatchRow.id)
+            .join(SeatRow, (SeatRow.match_id == MatchRow.id) & (SeatRow.seat == MatchRow.to_move))
+            .where(
+                MatchRow.status == "running",
+                SeatRow.kind != "human",
+                func.coalesce(last, MatchRow.created) < before,
+            )
+        )
+        with self.session() as s:
+            return list(s.scalars(query))
+
     def forget_seat_tokens(self, player_id: str) -> list[str]:
         """Clear the seat tokens of every seat the player holds (their password changed: a token
         handed out before stops; the player's session still finds the seat); the matches concerned."""
