@@ -91,3 +91,22 @@ def test_mascarade_endgame_levels_play_by_the_long_view() -> None:
         bot = make_bot(kind, "mascarade")
         assert bot.inner.evaluate is long_view  # type: ignore[attr-defined]
     assert make_bot("greedy", "mascarade").evaluate is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", ["greedy", "easy"])
+def test_a_bot_refuses_in_words_what_it_cannot_decide(kind: str) -> None:
+    """Another seat's observations, no legal action, or a seat the game has not: a clear error,
+    not a move searched from the wrong point of view nor a bare IndexError."""
+    game = load_game("mascarade", {"players": 3})
+    state = game.new_initial_state(5)
+    bot, rng = make_bot(kind, "mascarade"), random.Random(0)
+    seat, legal = state.current_player, state.legal_actions()
+    other = (seat + 1) % 3
+    with pytest.raises(ValueError, match=f"seat {other}'s observations, not seat {seat}'s"):
+        bot.act(game, seat, [state.observation(other)], legal, rng)
+    with pytest.raises(ValueError, match="no legal action"):
+        bot.act(game, seat, [state.observation(seat)], [], rng)
+    with pytest.raises(ValueError, match=r"seat must be 0\.\.2"):
+        bot.act(game, 99, [state.observation(seat)], legal, rng)
+    with pytest.raises(ValueError, match="observations, not seat"):
+        game.sample_state(seat, [state.observation(other)], rng)

@@ -30,16 +30,36 @@ def test_unknown_game_names_the_known_ones() -> None:
     ("options", "fragment"),
     [
         ({"players": 5}, r"'players' must be one of 2, 3, 4 \(got 5\)"),
-        ({"players": "4"}, "'players' must be a int"),
-        ({"players": True}, "'players' must be a int"),
+        ({"players": "4"}, "'players' must be an integer"),
+        ({"players": True}, "'players' must be an integer"),
         ({"structure": "E"}, "one of A, B, C, D, custom"),
-        ({"random_first": "yes"}, "must be a bool"),
+        ({"random_first": "yes"}, "must be true or false"),
         ({"colour": "blue"}, "'colour' is unknown; options are: players"),
     ],
 )
 def test_bad_options_name_the_allowed_values(options: dict[str, object], fragment: str) -> None:
     with pytest.raises(InvalidOptionError, match=fragment):
         load_game("blokus3d", options)
+
+
+@pytest.mark.parametrize("options", ["players=3", 5, [("players", 3)]])
+def test_options_that_are_no_object_are_an_option_error(options: object) -> None:
+    with pytest.raises(InvalidOptionError, match="must be an object"):
+        load_game("masker", options)  # type: ignore[arg-type]
+
+
+def test_a_game_keeps_its_own_copy_of_its_options() -> None:
+    """Changing the dict a game was made from, or the options a state serialises, changes neither
+    the game nor its records."""
+    grid = {"name": "mine", "heights": ["22", "22"]}
+    given = {"players": 2, "structure": "custom", "custom_structure": grid}
+    game = load_game("blokus3d", given)
+    grid["heights"] = ["1"]
+    assert game.options["custom_structure"] == {"name": "mine", "heights": ["22", "22"]}
+    four = load_game("masker", {"players": 4})
+    state = four.new_initial_state(1)
+    state.serialize()["options"]["players"] = 2
+    assert four.num_players == 4 and four.options["players"] == 4
 
 
 def test_defaults_fill_missing_options() -> None:

@@ -181,3 +181,12 @@ def test_a_record_keeps_its_chance_version() -> None:
         record = GameRecord.loads(GameRecord.of(state).dumps())
         assert record.chance == chance
         assert record.replay().serialize() == state.serialize()
+
+
+def test_a_record_of_another_rules_version_says_so() -> None:
+    game = load_game("masker", {"players": 2})
+    record = GameRecord.of(game.new_initial_state(4)).to_json()
+    record["rules_version"] = "99"
+    with pytest.raises(RecordError) as refused:
+        GameRecord.from_json(record).replay()
+    assert "rules version 99" in str(refused.value) and "options are invalid" not in str(refused.value)

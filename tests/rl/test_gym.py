@@ -106,3 +106,28 @@ def test_an_action_is_an_integer_id_not_a_float() -> None:
         env.step(legal + 0.5)  # type: ignore[arg-type]
     assert env.position.serialize() == before
     env.step(np.int64(legal))  # NumPy's integers are integers
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({"seat": 1.0}, "seat must be an integer"),
+        ({"seat": True}, "seat must be an integer"),
+        ({"seat": "0"}, "seat must be an integer"),
+        ({"opponents": None}, "an opponent is a bot's name"),
+        ({"opponents": 5}, "an opponent is a bot's name"),
+    ],
+)
+def test_bad_seats_and_opponents_are_refused_when_the_env_is_made(
+    arguments: dict[str, object], fragment: str
+) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        gym_env("masker", **arguments)  # type: ignore[arg-type]
+
+
+def test_true_is_no_action_id() -> None:
+    """True is 1 to Python; the engine refuses it as an action, and so does the environment."""
+    env = gym_env("maske", seat=0, opponents="random")
+    env.reset(seed=3)
+    with pytest.raises(MalformedActionError):
+        env.step(True)  # type: ignore[arg-type]

@@ -31,6 +31,21 @@ class Bot(Protocol):
     ) -> int: ...
 
 
+def check_decision(game: Game, seat: int, observations: Sequence[JSON], legal_actions: Sequence[int]) -> None:
+    """Refuse, with words, a decision a bot cannot make: a seat the game has not, no legal action
+    (the game is over, or it is not this seat's turn), or another seat's observations (a search
+    would quietly play from the wrong point of view)."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be 0..{game.num_players - 1} (got {seat!r})")
+    if not legal_actions:
+        raise ValueError(f"seat {seat} has no legal action: the game is over or it is not this seat's turn")
+    if observations:
+        last = observations[-1]
+        owner = last.get("seat", seat) if isinstance(last, dict) else seat
+        if owner != seat:
+            raise ValueError(f"these are seat {owner}'s observations, not seat {seat}'s")
+
+
 class RandomBot:
     """Uniformly random among the legal actions: the baseline every other bot must beat."""
 

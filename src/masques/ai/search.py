@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import JSON, Game, State
+from .bots import check_decision
 from .parts import bot_parts, sample_world
 
 _determinize = sample_world
@@ -48,6 +49,7 @@ class GreedyBot:
         legal_actions: Sequence[int],
         rng: random.Random,
     ) -> int:
+        check_decision(game, seat, observations, legal_actions)
         if len(legal_actions) == 1:
             return legal_actions[0]
         count = self.samples if game.hidden_information else 1
@@ -129,6 +131,7 @@ class SearchBot:
         legal_actions: Sequence[int],
         rng: random.Random,
     ) -> int:
+        check_decision(game, seat, observations, legal_actions)
         if len(legal_actions) == 1:
             return legal_actions[0]
         root, allowed = self._search(game, seat, observations, legal_actions, rng)

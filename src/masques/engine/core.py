@@ -12,6 +12,7 @@ state exactly as it was, because validation happens before any mutation).
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -30,6 +31,10 @@ SPECTATOR = None
 
 class EngineError(Exception):
     """Base class of every error the engine raises on purpose."""
+
+
+KIND_WORDS = {"int": "an integer", "str": "a string", "bool": "true or false", "json": "JSON"}
+"""An option's kind, in the words of an error message."""
 
 
 class InvalidOptionError(EngineError, ValueError):
@@ -184,7 +189,12 @@ class Game(ABC):
         return tuple(part for part in cls.hidden_information if part.until != "end")
 
     def __init__(self, options: Mapping[str, JSON] | None = None) -> None:
-        self.options: dict[str, JSON] = self._validate(dict(options or {}))
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidOptionError(
+                self.name, "options", f"must be an object of option names and values (got {_show(options)})"
+            )
+        # A copy of its own: a caller changing its dict later must not change the game (nor its records).
+        self.options: dict[str, JSON] = self._validate(copy.deepcopy(dict(options or {})))
         self.rules_in_force: str = self.rules_version
         """The rules version this game plays: the build's, or an earlier one for replaying records."""
 
@@ -240,10 +250,9 @@ class Game(ABC):
             "json": True,
         }[spec.kind]
         if not ok:
+            kind = KIND_WORDS.get(spec.kind, spec.kind)
             raise InvalidOptionError(
-                self.name,
-                spec.name,
-                f"must be a {spec.kind}: one of {spec.describe_allowed()} (got {value!r})",
+                self.name, spec.name, f"must be {kind}: one of {spec.describe_allowed()} (got {value!r})"
             )
 
     def check_options(self, options: dict[str, JSON]) -> None:  # noqa: B027 - optional hook
@@ -283,7 +292,11 @@ class Game(ABC):
         """
         if not observations:
             raise ValueError("sample_state needs at least the current observation")
-        return self._sample_from(seat, observations[-1], rng)
+        last = observations[-1]
+        owner = last.get("seat", seat) if isinstance(last, dict) else seat
+        if owner != seat:  # another seat's hand would be taken for this one's
+            raise ValueError(f"these are seat {owner}'s observations, not seat {seat}'s")
+        return self._sample_from(seat, last, rng)
 
     @abstractmethod
     def _sample_from(self, seat: int | None, observation: JSON, rng: random.Random) -> State:

@@ -127,6 +127,8 @@ class GameRecord:
         try:
             game = cls.for_rules_version(self.rules_version, self.options)
             state = game.new_initial_state(self.seed, chance=self.chance)
+        except RecordError:
+            raise  # a rules version this build cannot replay: its own words
         except EngineError as exc:
             raise RecordError(f"record options are invalid: {exc}") from None
         if each:

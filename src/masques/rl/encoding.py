@@ -91,6 +91,8 @@ RENDER_MODES = ("ansi", "human")
 def action_id(action: object) -> int:
     """An agent's action as the engine's integer id: an int or a NumPy integer.  Anything else (a
     float such as 25.5 would quietly become 25) is a malformed action."""
+    if isinstance(action, bool):  # True is an int to Python, but no action id (as in the engine)
+        raise MalformedActionError(f"an action is an integer id, not {action!r}", action)
     try:
         return operator.index(action)  # type: ignore[arg-type]
     except TypeError:

@@ -48,8 +48,8 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         self.game = load_game(game, options)
         self.encoder = encoder_for(self.game)
         n = self.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat must be 0..{n - 1} (got {seat})")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be an integer 0..{n - 1} (got {seat!r})")
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal must be 'raise' or 'lose' (got {illegal!r})")
         self.seat = seat
@@ -62,6 +62,9 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         )
         if len(given) != n - 1:
             raise ValueError(f"{n - 1} opponents are needed for {n} players (got {len(given)})")
+        for bot in given:
+            if not isinstance(bot, str) and not callable(getattr(bot, "act", None)):
+                raise ValueError(f"an opponent is a bot's name or a bot with an act method (got {bot!r})")
         others = [s for s in range(n) if s != seat]
         self.bots: dict[int, Bot] = {
             s: make_bot(b, self.game.name) if isinstance(b, str) else b

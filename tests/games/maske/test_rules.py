@@ -1606,3 +1606,18 @@ def test_ms5_ms15_ms16_bad_options_raise_invalid_option_error(options: dict[str,
     with pytest.raises(InvalidOptionError) as caught:
         load_game("maske", options)
     assert caught.value.option == name
+
+
+def test_a_serialised_state_is_a_snapshot_not_a_handle() -> None:
+    """Changing what serialize() gave (an auction under way, say) leaves the state as it was."""
+    rng = random.Random(2)
+    state = load_game("maske", {"players": 3}).new_initial_state(8)
+    while not state.is_terminal() and not isinstance(state.serialize().get("auction"), dict):
+        state.apply(rng.choice(state.legal_actions()))
+    snapshot = state.serialize()
+    assert isinstance(snapshot["auction"], dict), "no auction came up in this game"
+    before, mover = json.dumps(snapshot, sort_keys=True), state.current_player
+    for key in list(snapshot["auction"]):
+        snapshot["auction"][key] = None
+    snapshot["options"]["players"] = 4
+    assert state.current_player == mover and json.dumps(state.serialize(), sort_keys=True) == before

@@ -13,6 +13,7 @@ colour always has a legal move and no "pass" action exists.
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from bisect import bisect_right
@@ -542,7 +543,7 @@ class Blokus3DState(State):
     def serialize(self) -> JSON:
         return {
             "game": self.game.name,
-            "options": self.game.options,
+            "options": copy.deepcopy(self.game.options),
             "seed": self.seed,
             "chance": self.chance,
             "history": list(self.history),

@@ -17,6 +17,7 @@ Hands are revealed when the game ends.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -504,7 +505,7 @@ class MascaradeState(State):
     def serialize(self) -> JSON:
         return {
             "game": self.game.name,
-            "options": self.game.options,
+            "options": copy.deepcopy(self.game.options),
             "seed": self.seed,
             "chance": self.chance,
             "history": list(self.history),

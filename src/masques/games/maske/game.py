@@ -34,6 +34,7 @@ Decisions where the rules are silent, made as a player would expect:
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -913,7 +914,7 @@ class MaskeState(State):
     def serialize(self) -> JSON:
         return {
             "game": self.game.name,
-            "options": self.game.options,
+            "options": copy.deepcopy(self.game.options),
             "seed": self.seed,
             "chance": self.chance,
             "history": list(self.history),
@@ -933,8 +934,8 @@ class MaskeState(State):
             "steps_taken": self.steps_taken,
             "skip": list(self.skip),
             "double": list(self.double),
-            "auction": self.auction,
-            "effect": self.effect,
+            "auction": copy.deepcopy(self.auction),
+            "effect": copy.deepcopy(self.effect),
             "log": list(self.log),
         }
 

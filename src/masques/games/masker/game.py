@@ -30,6 +30,7 @@ Decisions where the text is silent, made as a player would expect (also in the R
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -596,7 +597,7 @@ class MaskerState(State):
     def serialize(self) -> JSON:
         return {
             "game": self.game.name,
-            "options": self.game.options,
+            "options": copy.deepcopy(self.game.options),
             "seed": self.seed,
             "chance": self.chance,
             "history": list(self.history),
