@@ -5,8 +5,8 @@ The Content-Security-Policy fits the built client (``web/``): its scripts and st
 ``/assets``, it builds its DOM, SVG and three.js canvas in script, sets inline styles and ``<style>``
 elements from script (hence ``'unsafe-inline'`` for styles only), and talks to the same host over
 fetch and WebSocket.  No ``'unsafe-eval'``, no inline script, no other origin, no framing.  The API
-docs page (``/docs``: Swagger UI from its CDN) gets a policy of its own, which also names the hash of
-its one inline script.
+docs page (``/docs``: Swagger UI, its files served here) gets a policy of its own, which also names
+the hash of its one inline script.
 """
 
 from __future__ import annotations
