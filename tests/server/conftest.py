@@ -33,6 +33,15 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     running.stop()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_login_backoff(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test starts with no failed log-in counted: the server is shared by the whole session,
+    and every test's client is 127.0.0.1, so one test's wrong passwords would hold up the next's."""
+    yield
+    if "server" in request.fixturenames:
+        request.getfixturevalue("server").app.state.login_guard.forget()
+
+
 @pytest.fixture
 def api(server: object) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as client:  # type: ignore[attr-defined]

@@ -324,6 +324,10 @@ class LoginGuard:
             if entry is not None and entry.count > 0:
                 entry.count -= 1
 
+    def forget(self) -> None:
+        """Forget every count this process keeps (the shared ones stay in Redis)."""
+        self._failures.clear()
+
     async def close(self) -> None:
         """Let go of what the guard holds (nothing, in memory)."""
 

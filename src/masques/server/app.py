@@ -262,6 +262,7 @@ def create_app(
             )
             app.state.registry = registry
             app.state.storage = storage
+            app.state.login_guard = guard
             app.state.analyses = Analyses(registry)
             await registry.start()
             if settle_heap:
