@@ -2007,6 +2007,8 @@ class Registry:
 
     async def connect(self, match: LiveMatch, client: Client) -> None:
         """Add a connection (a spectator only while the match has room) and send it its view."""
+        if not client.holds(match):  # the seat changed hands while the connection was being checked
+            raise ServerError(409, "seat_changed", "this seat changed hands as you connected: connect again")
         if client.seat is None:
             watching = sum(1 for c in match.clients if c.seat is None)
             if watching >= self.limits.max_spectators:
