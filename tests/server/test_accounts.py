@@ -371,6 +371,13 @@ def test_a_right_password_takes_back_only_its_own_count(shared: bool) -> None:
             with pytest.raises(ServerError):
                 await guard.attempt(*accounts.attempt_keys("lea", "ip:z", known_device=False))
             await guard.attempt(*mine[:2])  # a known browser still may
+            # an address at its last free failure: a right log-in there sets no wait for the next
+            for n in range(accounts.LoginGuard.FREE_ADDRESS):
+                await guard.attempt(*accounts.attempt_keys(f"u{n}", "ip:nat", known_device=True))
+            right = accounts.attempt_keys("ray", "ip:nat", known_device=True)
+            await guard.attempt(*right)
+            await guard.succeeded(*right)
+            await guard.attempt(*accounts.attempt_keys("sue", "ip:nat", known_device=True))
         finally:
             await guard.close()
 
@@ -468,21 +475,27 @@ def test_a_cookie_whose_session_ended_does_not_stand_in_the_way_of_a_new_one(ser
     """A new password elsewhere ends this browser's session: logging in, signing up or becoming
     a guest with its stale cookie starts afresh rather than answering bad_session."""
     name = unique("Kai")
-    with browser(server) as stale, browser(server) as other:
-        signup(stale, name)
-        login(other, name)
-        changed = other.post(
-            "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
-        )
-        assert changed.status_code == 204, changed.text
-        assert login(stale, name, "Brand-new-pass-77")["player"]["username"] == name
-        other.post("/api/password", json={"old_password": "Brand-new-pass-77", "new_password": PASSWORD})
-        assert signup(stale, unique("Lou"))["player"]["kind"] == "account"
-        other.post("/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"})
-        assert signed(stale, stale.post("/api/guest", json={"name": "Kai"}))["player"]["kind"] in (
-            "account",
-            "guest",
-        )
+    passwords = [PASSWORD, "Brand-new-pass-77"]
+    with browser(server) as other:
+        signup(other, name)
+
+        def ended(client: httpx.Client) -> None:
+            """Log ``client`` in, then change the password from ``other``: its cookie is stale."""
+            login(client, name, passwords[0])
+            change = {"old_password": passwords[0], "new_password": passwords[1]}
+            assert other.post("/api/password", json=change).status_code == 204
+            passwords.reverse()  # (asking /api/me now would clear the stale cookie: it is kept)
+
+        for way in ("login", "signup", "guest"):
+            with browser(server) as stale:
+                ended(stale)
+                if way == "login":
+                    assert login(stale, name, passwords[0])["player"]["username"] == name
+                elif way == "signup":
+                    assert signup(stale, unique("Lou"))["player"]["kind"] == "account"
+                else:
+                    made = signed(stale, stale.post("/api/guest", json={"name": "Kai"}))
+                    assert made["player"]["kind"] == "guest"
 
 
 def test_a_log_in_checked_while_the_password_changed_opens_no_session(
@@ -924,3 +937,41 @@ def test_a_username_that_looks_like_the_sites_is_refused(server: Any) -> None:
         error(
             client.post("/api/signup", json={"username": "adm1n", "password": PASSWORD}), 400, "bad_username"
         )
+
+
+def test_a_new_password_forgets_the_browsers_known_to_the_account(server: Any) -> None:
+    """A device cookie taken along with an old password must not lift the lockout after a change."""
+    with browser(server) as owner:
+        me = signup(owner, unique("Ned"))
+        query = "select count(*) from login_devices where player_id = :p"
+        assert rows(server.database_url, query, p=me["player"]["id"])[0][0] == 1
+        change = {"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
+        assert owner.post("/api/password", json=change).status_code == 204
+        assert rows(server.database_url, query, p=me["player"]["id"])[0][0] == 0
+
+
+def test_two_log_ins_at_once_with_a_password_due_for_a_rehash_both_succeed(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another log-in's rehash of the same password, landing while this one is checked, is no new
+    password: this log-in opens its session."""
+    from masques.server import accounts
+
+    name = unique("Ott")
+    with browser(server) as owner, browser(server) as second:
+        me = signup(owner, name)
+        storage = server.app.state.storage
+        checking = accounts.verify_password
+
+        async def rehashed_meanwhile(stored: str | None, password: str) -> bool:
+            right = await checking(stored, password)
+            if stored is not None and password == PASSWORD:  # the other log-in stores a new hash
+                digest = await accounts.hash_password(PASSWORD)
+                await asyncio.to_thread(storage.update_player, me["player"]["id"], password_hash=digest)
+            return right
+
+        monkeypatch.setattr(accounts, "verify_password", rehashed_meanwhile)
+        answer = second.post("/api/login", json={"username": name, "password": PASSWORD})
+        monkeypatch.setattr(accounts, "verify_password", checking)
+        assert answer.status_code == 200, answer.text
+        assert second.get("/api/me").json()["player"]["username"] == name

@@ -366,3 +366,40 @@ def test_record_endpoint_as_seat_spectator_and_full(server: Any, api: httpx.Clie
         assert all(h is None for h in hands) if seat is None else all(h is not None for h in hands)
     # a seat's record never holds the other seat's hand
     assert str(observations[1][-1]["hand"]) not in str(records[0]["observations"][-1])
+
+
+def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> None:
+    """A connection's action that was checked just before its seat was left and taken by someone
+    else is refused once the match is locked: it never moves for the next holder."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+    from masques.server.matches import Client, Registry
+    from masques.server.storage import Storage, hash_token
+
+    async def scenario() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 'matches.db'}")
+        storage.migrate()
+        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        try:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            _, token = await registry.join(match, "Alice", 0)
+            sent: list[str] = []
+
+            async def send(text: str) -> None:
+                sent.append(text)
+
+            alice = Client(0, send, seat_token=hash_token(token))
+            await registry.connect(match, alice)
+            await registry.leave(match, 0)  # her action is on its way meanwhile
+            await registry.join(match, "Carol", 0)
+            await registry.join(match, "Bob", 1)
+            action = match.state.legal_actions()[0]
+            with pytest.raises(ServerError) as refused:
+                await registry.submit(match, 0, action, match.version, holder=alice)
+            assert refused.value.code == "seat_changed" and match.version == 0
+        finally:
+            registry.close()
+            storage.engine.dispose()
+
+    asyncio.run(scenario())

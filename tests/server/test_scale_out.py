@@ -305,14 +305,17 @@ def test_a_process_whose_redis_subscription_dropped_subscribes_again_and_catches
 
 def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: Path) -> None:
     """Telling the other processes is best effort: a Redis that does not answer after the commit
-    neither fails the move nor stops the bots' replies."""
+    neither fails the move nor stops the bots' replies; what could not be told is told again once
+    Redis answers, and the other process catches up."""
     url = fresh_database_url("postgresql", tmp_path)
 
     async def scenario() -> None:
-        async with two_registries(url) as (a, _b):
+        async with two_registries(url) as (a, b):
             match = await a.create("masker", {"players": 2}, ["human", "random"])
             await a.join(match, "p0", 0)
+            there = await b.get(match.id)
             assert a.fanout is not None
+            publish = a.fanout.client.publish
 
             async def refuse(*args: Any, **kwargs: Any) -> None:
                 raise ConnectionError("Redis is away")
@@ -322,6 +325,11 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
             while match.to_move == 0 and match.status == "running":  # the human's turn, to its end
                 await a.submit(match, 0, match.state.legal_actions()[0], match.version)
             await _until(lambda: match.to_move == 0 or match.status != "running", "the bot's reply")
+            assert match.id in a.fanout.unsent and there.version < match.version
+            a.fanout.client.publish = publish  # Redis is back: the sweep tells it again
+            await a.fanout.resend()
+            assert not a.fanout.unsent
+            await _until(lambda: there.version == match.version, "the other process to catch up")
 
     asyncio.run(scenario())
 

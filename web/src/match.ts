@@ -198,6 +198,10 @@ export function inviteLink(matchId: string, code: string): string {
   return `${location.origin}/match/${matchId}?invite=${encodeURIComponent(code)}`;
 }
 
+/** How long a page waits to connect again once told its session or seat changed (a log-in's new
+ * cookie arrives with its answer, just after the old session's connections are told). */
+const RECONNECT_AFTER_MS = 500;
+
 export function matchPage(root: HTMLElement, matchId: string, app: AppContext): Page {
   let key = seats.get(matchId);
   const urlInvite = new URLSearchParams(location.search).get("invite");
@@ -308,14 +312,15 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     } else if (message.type === "chat" && message.channel) {
       chat.receive(message.channel, message.lines ?? [], message.history === true);
     } else if (message.type === "error" && (message.code === "signed_out" || message.code === "seat_changed")) {
-      // signed_out: the session ended (a log-out, perhaps in another tab), and the seat token this
-      // page keeps goes with it. seat_changed: the seat changed hands (or is now this player's):
-      // either way, connect again as what this browser holds now.
-      if (message.code === "signed_out") {
-        seats.forget(matchId);
-        key = null;
-      }
-      connect();
+      // signed_out: the session ended (a log-out, perhaps in another tab, which forgot the stored
+      // seat tokens; or a log-in, whose new cookie comes a moment later). seat_changed: the seat
+      // changed hands, or is now this player's. Either way, connect again a moment later as what
+      // this browser holds then: the stored token if any (one the server has ended is refused
+      // and forgotten on the way), else the session.
+      key = seats.get(matchId);
+      window.setTimeout(() => {
+        if (!destroyed) connect();
+      }, RECONNECT_AFTER_MS);
     } else if (message.type === "error" && isChatRefusal(message.code ?? "")) {
       chat.refused(message.code ?? "", message.message ?? "");
     } else if (message.type === "error") {

@@ -174,6 +174,7 @@ def reset_password(
     storage.update_player(row.id, password_hash=asyncio.run(accounts.hash_password(password)))
     storage.end_auth_sessions(row.id)
     storage.forget_seat_tokens(row.id)
+    storage.forget_devices(row.id)
     console.print(f"new password set for {row.name}; its sessions and seat tokens have ended")
 
 

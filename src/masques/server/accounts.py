@@ -323,6 +323,8 @@ class LoginGuard:
             entry = self._failures.get(key)
             if entry is not None and entry.count > 0:
                 entry.count -= 1
+                if entry.count <= self.free(key):  # the wait this attempt's count set goes with it
+                    entry.until = 0.0
 
     def forget(self) -> None:
         """Forget every count this process keeps (the shared ones stay in Redis)."""
@@ -361,11 +363,15 @@ return '0'
 """
 
 _SUCCEEDED = """
--- KEYS: the first key's count and until (cleared), then the other keys' counts (one taken back)
+-- KEYS: the first key's count and until (cleared), then each other key's count and until (one
+-- taken back, and the wait cleared when the count is within its free ones); ARGV: their free counts
 redis.call('DEL', KEYS[1], KEYS[2])
-for i = 3, #KEYS do
+for i = 3, #KEYS, 2 do
   local count = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if count > 0 then redis.call('DECR', KEYS[i]) end
+  if count > 0 then
+    count = redis.call('DECR', KEYS[i])
+    if count <= tonumber(ARGV[(i - 1) / 2]) then redis.call('DEL', KEYS[i + 1]) end
+  end
 end
 return 0
 """
@@ -416,8 +422,8 @@ class SharedLoginGuard(LoginGuard):
         await super().succeeded(*keys)
         try:
             await self._succeeded(
-                keys=[self.PREFIX + first + ":count", self.PREFIX + first + ":until"]
-                + [self.PREFIX + k + ":count" for k in others]
+                keys=[self.PREFIX + k + part for k in (first, *others) for part in (":count", ":until")],
+                args=[self.free(k) for k in others],
             )
         except self._unanswered as exc:
             log.warning("log-in backoff: Redis did not answer (%s)", type(exc).__name__)

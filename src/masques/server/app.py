@@ -725,7 +725,12 @@ def create_app(
             return
         except ServerError as exc:
             await websocket.send_json(exc.payload())
-            await websocket.close(code={400: 4400, 404: 4404, 429: 4429}.get(exc.status, 4403))
+            close = (
+                4409
+                if exc.code == "seat_changed"
+                else {400: 4400, 404: 4404, 429: 4429}.get(exc.status, 4403)
+            )
+            await websocket.close(code=close)
             return
         pump = asyncio.get_running_loop().create_task(_pump(websocket, client))
         refused = 0
@@ -811,7 +816,9 @@ def create_app(
             raise ServerError(400, "bad_message", "message types are 'action', 'chat', 'sync' and 'ping'")
         started = time.perf_counter()
         await registry.check_allowed(match, client)
-        await registry.submit(match, client.seat, message.get("action"), message.get("version"))
+        await registry.submit(
+            match, client.seat, message.get("action"), message.get("version"), holder=client
+        )
         registry.metrics.move_latency.observe(time.perf_counter() - started)
 
     return app

@@ -58,6 +58,8 @@ class Fanout:
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
+        self.unsent: set[str] = set()
+        """Matches whose change could not be told (Redis away): told again by :meth:`resend`."""
 
     async def ping(self) -> None:
         """Raise unless Redis answers (the readiness check)."""
@@ -125,12 +127,24 @@ class Fanout:
                     await self.on_change(match_id)
 
     async def _send(self, channel: str, note: str) -> None:
-        """Publish a note, as well as Redis allows: a change is committed before it is told, and a
-        process that missed the note reads it when its subscription comes back."""
+        """Publish a note, as well as Redis allows: a change is committed before it is told.  One
+        that could not be sent is told again, as a plain change, by :meth:`resend` (the sweep's);
+        and a process whose own subscription was cut reads every match again when it is back."""
         try:
             await self.client.publish(channel, note)
         except Exception as exc:  # Redis down or the connection lost
             log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
+            if channel.startswith(CHANNEL):
+                self.unsent.add(channel[len(CHANNEL) :])
+
+    async def resend(self) -> None:
+        """Tell again the changes that could not be told (the others read those matches afresh)."""
+        for match_id in sorted(self.unsent):
+            try:
+                await self.client.publish(CHANNEL + match_id, self.origin)
+            except Exception:
+                return  # still away: the next sweep tries again
+            self.unsent.discard(match_id)
 
     async def publish(self, match_id: str) -> None:
         await self._send(CHANNEL + match_id, self.origin)

@@ -772,6 +772,7 @@ class Registry:
                 log.exception("checking the connections' sessions failed; trying again later")
             if self.fanout is not None:
                 with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
+                    await self.fanout.resend()
                     for match in list(self.matches.values()):
                         seats = {c.seat for c in match.clients if c.seat is not None}
                         await self.fanout.here(match.id, sorted(seats))
@@ -803,7 +804,10 @@ class Registry:
         taken = [match_id for match_id in ids if match_id not in self.matches]
         for match_id in taken:
             log.warning("taking up match %s: its bot has been due to move for %.0f s", match_id, quiet)
-            await self.get(match_id)
+            try:
+                await self.get(match_id)
+            except Exception:  # one match that cannot be loaded must not keep the others behind
+                log.exception("could not take up match %s", match_id)
         return len(taken)
 
     def evict_idle(self, idle: float | None = None) -> int:
@@ -1174,8 +1178,12 @@ class Registry:
             return await asyncio.to_thread(job)
 
     # -- play ---------------------------------------------------------------------------------
-    async def submit(self, match: LiveMatch, seat: int | None, action: Any, version: Any) -> None:
-        """Validate, commit, apply, broadcast.  Raises ServerError and changes nothing if refused."""
+    async def submit(
+        self, match: LiveMatch, seat: int | None, action: Any, version: Any, *, holder: Client | None = None
+    ) -> None:
+        """Validate, commit, apply, broadcast.  Raises ServerError and changes nothing if refused.
+        ``holder``: the connection that sent it, which must still hold the seat once the match is
+        locked (its seat may have changed hands while its session was being checked)."""
         if seat is None:
             raise ServerError(403, "spectator", "spectators cannot act")
         if isinstance(action, bool) or not isinstance(action, int):
@@ -1183,6 +1191,9 @@ class Registry:
         if isinstance(version, bool) or not isinstance(version, int):
             raise ServerError(400, "bad_version", "'version' must be an integer")
         async with match.lock:
+            if holder is not None and not holder.holds(match):
+                self._seat_lost(match, holder)
+                raise ServerError(409, "seat_changed", "this connection's seat changed: connect again")
             if match.seats[seat].kind != HUMAN:
                 raise ServerError(409, "seat_is_bot", "a bot plays this seat now")
             late = self._out_of_time(match) and match.to_move == seat

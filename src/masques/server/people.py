@@ -327,7 +327,10 @@ def router(guard: LoginGuard) -> APIRouter:
         # A new password (or the operator disabling the account) while this log-in was checked
         # ends the sessions it finds; one opened after that would live on: look again.
         now = await asyncio.to_thread(storage.player, row.id)
-        if now is None or now.disabled or now.password_hash != verified:
+        changed = now is None or now.disabled or now.password_hash != verified
+        if changed and now is not None and not now.disabled:  # perhaps another log-in's rehash of it
+            changed = not await accounts.verify_password(now.password_hash, body.password)
+        if changed:
             await asyncio.to_thread(storage.end_auth_sessions, row.id, only=opened)
             raise ServerError(401, "bad_credentials", "the password changed while logging in: log in again")
         return answer
@@ -373,6 +376,7 @@ def router(guard: LoginGuard) -> APIRouter:
         # Seat tokens handed out before end too: whoever copied one plays no more; the session (this
         # one, or a new log-in) still finds the seats.
         matches = await asyncio.to_thread(storage.forget_seat_tokens, row.id)
+        await asyncio.to_thread(storage.forget_devices, row.id)  # known again at their next log-in
         await registry_of(request).reload_seats(matches)
         await registry_of(request).signed_out(row.id, keep=signed.token_hash, seat_tokens=True)
 

@@ -477,12 +477,6 @@ class Storage:
             connect_args = {"check_same_thread": False, "timeout": 30}
         if url.startswith("postgresql+psycopg"):
             require("psycopg", "a PostgreSQL database")
-        if url.startswith("postgresql"):
-            # Every write of a process goes through one thread: a row or table lock held long by
-            # someone else (a hand-run transaction, another release's migration) must not stall
-            # them all.  A statement that waits longer fails, and so does a migration that would
-            # queue every query behind its lock.
-            connect_args = {"options": f"-c lock_timeout={int(LOCK_TIMEOUT_SECONDS * 1000)}"}
         # A server's connection can drop between two transactions; a SQLite file's cannot, and the
         # check would cost every move a query.
         ping = not url.startswith("sqlite")
@@ -504,6 +498,9 @@ class Storage:
             )
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        for engine in (self.engine, self._moves_engine):
+            if engine is not None and url.startswith("postgresql"):
+                event.listen(engine, "connect", _postgres_session)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def migrate(self) -> None:
@@ -1064,6 +1061,13 @@ class Storage:
                 if rank >= most or (now - aware(row.last_used)).total_seconds() > keep_seconds:
                     s.delete(row)
 
+    def forget_devices(self, player_id: str) -> None:
+        """Forget every browser known to the player (their password changed: a device cookie taken
+        along with the old password must not lift the lockout any more)."""
+        with self.session() as s:
+            for row in s.scalars(select(LoginDeviceRow).where(LoginDeviceRow.player_id == player_id)):
+                s.delete(row)
+
     def rehash_password(self, player_id: str, old: str, new: str) -> bool:
         """Store a new hash of the same password, only if the stored one is still ``old`` (a new
         password set meanwhile stays); whether it was stored."""
@@ -1256,6 +1260,20 @@ class Storage:
                 return False
             row.shared = True
             return True
+
+
+def _postgres_session(dbapi_connection: Any, _record: Any) -> None:
+    """Every write of a process goes through one thread: a row or table lock held long by someone
+    else (a hand-run transaction, another release's migration) must not stall them all.  A
+    statement that waits longer than :data:`LOCK_TIMEOUT_SECONDS` fails, and so does a migration
+    that would queue every query behind its lock.  Set on each new connection, so that options the
+    URL gives (``?options=-csearch_path%3D...``) stay as they are."""
+    autocommit = dbapi_connection.autocommit
+    dbapi_connection.autocommit = True
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_SECONDS * 1000)}")
+    cursor.close()
+    dbapi_connection.autocommit = autocommit
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
