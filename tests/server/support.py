@@ -21,8 +21,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterable
-from contextlib import ExitStack, suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from contextlib import ExitStack, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,6 +36,7 @@ from masques.games.mascarade.game import cards_of
 from masques.games.masker.game import COLOURS as MASKER_COLOURS
 from masques.server.app import MAX_MESSAGE, create_app
 from masques.server.limits import Limits
+from masques.server.matches import Registry
 from masques.server.storage import Storage
 
 TIMEOUT = 20.0
@@ -92,6 +93,21 @@ RELAXED = Limits(rates={}, max_bot_matches=10_000, max_spectators=10_000, any_se
 """The limits of the servers most tests share: every test talks from 127.0.0.1, so the per-client
 limits would count all of them as one client, and the tests deal known seeds to people's matches to
 check every view against a replay (the limits and the seed rule have their own tests)."""
+
+
+@asynccontextmanager
+async def sqlite_registry(folder: Path) -> AsyncIterator[Registry]:
+    """One server process's live matches (a registry) on a fresh SQLite file, closed after."""
+    storage = Storage(f"sqlite:///{folder / 'matches.db'}")
+    storage.migrate()
+    registry = Registry(storage, limits=RELAXED, bot_workers=1)
+    try:
+        yield registry
+    finally:
+        registry.close()
+        storage.engine.dispose()
+
+
 RELAXED_ENV = {
     "MASQUES_RATE_LIMITS": "off",
     "MASQUES_MAX_BOT_MATCHES": "10000",

@@ -374,20 +374,16 @@ def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> N
     import asyncio
 
     from masques.server.errors import ServerError
-    from masques.server.matches import Client, Registry
-    from masques.server.storage import Storage, hash_token
+    from masques.server.matches import Client
+    from masques.server.storage import hash_token
 
     async def scenario() -> None:
-        storage = Storage(f"sqlite:///{tmp_path / 'matches.db'}")
-        storage.migrate()
-        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
-        try:
+        async with support.sqlite_registry(tmp_path) as registry:
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             _, token = await registry.join(match, "Alice", 0)
-            sent: list[str] = []
 
             async def send(text: str) -> None:
-                sent.append(text)
+                pass
 
             alice = Client(0, send, seat_token=hash_token(token))
             await registry.connect(match, alice)
@@ -398,8 +394,5 @@ def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> N
             with pytest.raises(ServerError) as refused:
                 await registry.submit(match, 0, action, match.version, holder=alice)
             assert refused.value.code == "seat_changed" and match.version == 0
-        finally:
-            registry.close()
-            storage.engine.dispose()
 
     asyncio.run(scenario())

@@ -13,8 +13,8 @@ import masques_server_support as support
 
 from masques.engine import game_class
 from masques.engine.chance import CHANCE_VERSION
-from masques.server.matches import OUTBOX, Client, Registry
-from masques.server.storage import Storage, hash_token
+from masques.server.matches import OUTBOX, Client
+from masques.server.storage import hash_token
 
 
 def _connected(message: dict[str, Any]) -> list[bool]:
@@ -145,10 +145,7 @@ def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: 
     as if it had closed, so the grace period runs and the others are not held up for ever."""
 
     async def scenario() -> None:
-        storage = Storage(f"sqlite:///{tmp_path / 'matches.db'}")
-        storage.migrate()
-        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
-        try:
+        async with support.sqlite_registry(tmp_path) as registry:
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
 
@@ -163,8 +160,5 @@ def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: 
             assert slow.dropped and slow not in match.clients
             assert match.seats[0].away_since is not None
             assert match.away_task is not None and not match.away_task.done()
-        finally:
-            registry.close()
-            storage.engine.dispose()
 
     asyncio.run(scenario())
