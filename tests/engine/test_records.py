@@ -67,6 +67,11 @@ def test_replay_reproduces_the_final_state_exactly() -> None:
             '{"game": "blokus3d", "rules_version": "1", "options": {}, "seed": 0, "actions": [0]}',
             "does not replay",
         ),
+        (  # a misspelt field would otherwise replay the game with the first chance version's deal
+            '{"game": "blokus3d", "rules_version": "1", "options": {}, "seed": 0, "actions": [],'
+            ' "chanse": 2}',
+            "unknown field 'chanse'",
+        ),
     ],
 )
 def test_bad_records_are_refused_with_a_reason(text: str, message: str) -> None:

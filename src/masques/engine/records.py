@@ -27,6 +27,9 @@ JSON_SAFE_INTEGER = 2**53
 """Integers below this are exact in JavaScript's numbers; larger seeds are written as strings."""
 
 _DECIMAL = re.compile(r"0|[1-9][0-9]{0,77}")
+RECORD_FIELDS = ("format", "game", "rules_version", "options", "seed", "chance", "actions")
+"""What a record may hold.  Any other field is refused: a misspelt ``chance`` would otherwise replay
+the game silently with the first chance version's deal."""
 
 
 def seed_to_json(seed: int) -> int | str:
@@ -84,6 +87,12 @@ class GameRecord:
             raise RecordError("a record is a JSON object")
         if obj.get("format", RECORD_FORMAT) != RECORD_FORMAT:
             raise RecordError(f"not a {RECORD_FORMAT} (format is {obj.get('format')!r})")
+        unknown = [repr(k) for k in obj if k not in RECORD_FIELDS]
+        if unknown:
+            raise RecordError(
+                f"record has unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown[:5])}"
+                f" (a record holds {', '.join(RECORD_FIELDS)})"
+            )
         missing = [k for k in ("game", "rules_version", "options", "seed", "actions") if k not in obj]
         if missing:
             raise RecordError(f"record lacks {', '.join(missing)}")
