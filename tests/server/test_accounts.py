@@ -188,6 +188,9 @@ def test_a_request_from_another_sites_page_is_refused(server: Any) -> None:
         )
         assert len(support.all_match_ids(server.database_url)) == before
         assert COOKIE not in client.cookies
+        for garbled in ("http://[oops", "http://[::1", "null"):  # not a URL: not ours either (was a 500)
+            error(client.post("/api/guest", json={}, headers={"origin": garbled}), 403, "csrf")
+        assert COOKIE not in client.cookies
         own = {"origin": server.base_url}
         assert client.post("/api/matches", json={"game": "masker"}, headers=own).status_code == 201
 
@@ -434,6 +437,8 @@ def test_the_seat_follows_the_player_to_another_device(server: Any) -> None:
             server.ws_url, match_id, headers={"cookie": cookie, "origin": "https://evil.example"}
         )
         assert refused.recv()["code"] == "csrf"
+        garbled = support.Conn(server.ws_url, match_id, headers={"cookie": cookie, "origin": "http://[oops"})
+        assert garbled.recv()["code"] == "csrf"
         stranger = support.Conn(server.ws_url, match_id)
         assert stranger.first_state()["seat"] is None
         stranger.close()

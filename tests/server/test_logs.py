@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,3 +124,30 @@ def test_a_whole_game_logs_its_requests_and_no_secret(server: Any, api: httpx.Cl
     for line in lines:
         assert "hand" not in line and "observation" not in line and "cards" not in line
     assert final.is_terminal()
+
+
+def test_a_websocket_refused_after_its_accept_logs_the_close_code(
+    server: Any, api: httpx.Client, logged: Lines
+) -> None:
+    """A refusal made after the handshake (a wrong token, another site's page) is not a connection
+    that went well: its access line says how it was closed."""
+    match_id_ = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    refused = support.Conn(server.ws_url, match_id_, token="not-a-seat-token")
+    assert refused.closed_code() == 4403
+    watcher = support.Conn(server.ws_url, match_id_)
+    watcher.first_state()
+    watcher.close()
+
+    def access_lines() -> list[dict[str, Any]]:
+        lines = [json.loads(text) for text in logged.lines]
+        return [
+            line
+            for line in lines
+            if line.get("event") == "access" and line["method"] == "WS" and match_id_ in line["path"]
+        ]
+
+    deadline = time.monotonic() + 5
+    while len(access_lines()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    closes = sorted((line["status"], line.get("close", 0)) for line in access_lines())
+    assert closes == [(101, 0), (101, 4403)]  # the spectator closed it itself

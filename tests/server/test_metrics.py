@@ -33,6 +33,9 @@ def test_health_and_readiness(server: Any, api: httpx.Client) -> None:
     assert api.get("/healthz").json() == {"status": "ok"}
     ready = api.get("/readyz")
     assert ready.status_code == 200 and ready.json() == {"status": "ready", "database": "ok", "redis": "off"}
+    for path in ("/healthz", "/readyz", "/", "/rules/maske"):  # as uptime monitors ask: HEAD, no body
+        head = api.head(path)
+        assert head.status_code == 200 and head.content == b"", path
 
 
 def test_readiness_fails_while_the_database_does_not_answer(

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import re
+from typing import Any
 
 import httpx
 import masques_server_support as support
@@ -81,6 +83,46 @@ def test_a_refused_oversize_body_and_a_built_asset_carry_them_too(api: httpx.Cli
         _check_headers(served, host)
         assert served.headers["cache-control"] == "public, max-age=31536000, immutable"  # hashed names
     assert "no-cache" in page.headers["cache-control"]  # the page itself is asked for each time
+
+
+def test_the_apis_answers_are_kept_by_no_cache(api: httpx.Client, server: Any) -> None:
+    """They carry CSRF tokens, seat tokens, invite codes and a seat's records: no browser cache or
+    shared proxy may keep them for the next user."""
+    with support.browser(server) as browser:
+        guest = browser.post("/api/guest", json={})
+        me = browser.get("/api/me")
+    assert guest.status_code == 200 and "csrf" in guest.json()
+    match = support.create_match(api, "masker", {"players": 2}, ["human", "human"])
+    joined = api.post(f"/api/matches/{match['id']}/join", json={"name": "Cy", "seat": 0})
+    record = api.get(f"/api/matches/{match['id']}/record", params={"token": joined.json()["token"]})
+    refused = api.get("/api/matches/0123456789abcdef")
+    for response in (guest, me, joined, record, refused, api.get("/api/games")):
+        assert response.headers["cache-control"] == "no-store", response.url
+    assert "no-store" not in api.get("/").headers["cache-control"]  # the page and its assets are not private
+
+
+def test_an_unexpected_fault_is_a_json_500_with_the_headers_counted_and_logged(
+    api: httpx.Client, server: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    registry = server.app.state.registry
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a fault nobody expected, with secret-ish detail")
+
+    before = registry.metrics.errors.labels(code="server_error")._value.get()
+    monkeypatch.setattr(registry.storage, "listing", broken)
+    with caplog.at_level(logging.ERROR, logger="masques.server"):
+        response = api.get("/api/matches", headers={"x-request-id": "fault-1"})
+    assert response.status_code == 500
+    assert response.json()["code"] == "server_error"
+    assert "secret-ish" not in response.text  # the cause stays in the log
+    assert response.headers["x-request-id"] == "fault-1"
+    assert response.headers["cache-control"] == "no-store"
+    _check_headers(response, f"{support.HOST}:{server.port}")
+    assert registry.metrics.errors.labels(code="server_error")._value.get() == before + 1
+    assert any("secret-ish" in (r.exc_text or "") or r.exc_info for r in caplog.records)
+    monkeypatch.undo()
+    assert api.get("/api/matches").status_code == 200  # and the server goes on
 
 
 def test_text_is_sent_compressed_to_a_client_that_accepts_it(api: httpx.Client) -> None:

@@ -47,7 +47,7 @@ from . import boards, heap, learn, people
 from .accounts import COOKIE, LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
-from .errors import ServerError
+from .errors import ServerError, Unhandled
 from .limits import Limits, client_key
 from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Registry
@@ -65,6 +65,8 @@ from .security import (
 from .storage import FileOwner, Storage, hash_token
 
 MAX_BODY = 64 * 1024
+PAGE_METHODS = ["GET", "HEAD"]
+"""The pages and the health checks answer HEAD too: uptime monitors and link checkers send it."""
 READY_TIMEOUT = 2.0
 """Seconds the database and Redis get to answer a readiness check."""
 MAX_MESSAGE = 4 * 1024
@@ -281,11 +283,17 @@ def create_app(
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)
+    app.add_middleware(Unhandled, count=lambda: count_fault(app))
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
     app.add_middleware(RequestLog)  # around everything: ids for every log line, the access log
     app.include_router(people.router(guard))
     app.include_router(boards.router())
     app.include_router(learn.router())
+
+    def count_fault(app: FastAPI) -> None:
+        registry: Registry | None = getattr(app.state, "registry", None)  # none before start-up
+        if registry is not None:
+            registry.metrics.errors.labels(code="server_error").inc()
 
     def registry_of(request: Request | WebSocket) -> Registry:
         registry: Registry = request.app.state.registry
@@ -334,16 +342,16 @@ def create_app(
             problems += " (send the body as JSON, with Content-Type: application/json)"
         return JSONResponse({"code": "bad_request", "message": problems or "malformed request"}, 400)
 
-    @app.get("/", include_in_schema=False)
-    @app.get("/match/{match_id}", include_in_schema=False)
-    @app.get("/match/{match_id}/replay", include_in_schema=False)
-    @app.get("/match/{match_id}/analysis/{seat}", include_in_schema=False)
-    @app.get("/player/{player_id}", include_in_schema=False)
-    @app.get("/me", include_in_schema=False)
-    @app.get("/leaderboard", include_in_schema=False)
-    @app.get("/rules", include_in_schema=False)
-    @app.get("/rules/{game}", include_in_schema=False)
-    @app.get("/learn/{game}", include_in_schema=False)
+    @app.api_route("/", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/match/{match_id}", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/match/{match_id}/replay", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/match/{match_id}/analysis/{seat}", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/player/{player_id}", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/me", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/leaderboard", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/rules", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/rules/{game}", methods=PAGE_METHODS, include_in_schema=False)
+    @app.api_route("/learn/{game}", methods=PAGE_METHODS, include_in_schema=False)
     async def client() -> Response:
         """The single-page client: every page of it is the same document."""
         index = STATIC / "index.html"
@@ -351,12 +359,12 @@ def create_app(
             return HTMLResponse(NOT_BUILT_PAGE, 503)
         return FileResponse(index, headers={"cache-control": "no-cache"})
 
-    @app.get("/healthz", include_in_schema=False)
+    @app.api_route("/healthz", methods=PAGE_METHODS, include_in_schema=False)
     async def healthz() -> dict[str, str]:
         """Alive: the process answers."""
         return {"status": "ok"}
 
-    @app.get("/readyz", include_in_schema=False)
+    @app.api_route("/readyz", methods=PAGE_METHODS, include_in_schema=False)
     async def readyz(request: Request) -> JSONResponse:
         """Ready to serve: the database answers, and Redis where the server uses one (503 if not)."""
         registry = registry_of(request)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Callable
 from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("masques.server")
 
 
 class ServerError(Exception):
@@ -27,3 +35,42 @@ class ServerError(Exception):
 
     def headers(self) -> dict[str, str] | None:
         return None if self.retry_after is None else {"Retry-After": str(self.retry_after)}
+
+
+class Unhandled:
+    """The last answer to a fault no route expected: a JSON 500 in the API's shape (an HTTP request)
+    or a 1011 close (a WebSocket), logged once with its trace, counted as ``server_error``.
+
+    It sits inside the security headers and the access log, so such an answer has its headers, its
+    request id and its real status; Starlette's own last resort, outside them all, has none."""
+
+    def __init__(self, app: ASGIApp, count: Callable[[], None] | None = None) -> None:
+        self.app = app
+        self.count = count
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] in ("http.response.start", "websocket.accept", "websocket.close"):
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            log.exception("unexpected error on %s", scope.get("path", ""))
+            if self.count is not None:
+                self.count()
+            if scope["type"] == "websocket":
+                with contextlib.suppress(Exception):  # the socket may be gone already
+                    await send({"type": "websocket.close", "code": 1011})
+                return
+            if started:
+                raise  # part of the answer is out: only the connection can be dropped
+            body = {"code": "server_error", "message": "the server failed to answer; try again later"}
+            await JSONResponse(body, 500)(scope, receive, send)

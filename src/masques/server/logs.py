@@ -31,7 +31,20 @@ access = logging.getLogger("masques.access")
 
 GIVEN_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 MATCH_PATH = re.compile(r"^/(?:api/matches|ws/matches|match)/([0-9a-f]{16})(?:/|$)")
-FIELDS = ("event", "method", "path", "status", "ms", "client", "match", "seat", "game", "level", "code")
+FIELDS = (
+    "event",
+    "method",
+    "path",
+    "status",
+    "close",
+    "ms",
+    "client",
+    "match",
+    "seat",
+    "game",
+    "level",
+    "code",
+)
 """Extra fields a log call may pass (``extra={...}``) that the JSON line keeps."""
 
 
@@ -127,36 +140,42 @@ class RequestLog:
         tokens = request_id.set(rid), match_id.set(found.group(1) if found else None)
         started = time.perf_counter()
         status = 0
+        closed: int | None = None  # a WebSocket's close code, ours: a refusal after accept shows here
 
         async def sending(message: Message) -> None:
-            nonlocal status
+            nonlocal status, closed
             if message["type"] == "http.response.start":
                 status = int(message["status"])
                 message.setdefault("headers", [])
                 message["headers"] = [*message["headers"], (b"x-request-id", rid.encode("latin-1"))]
             elif message["type"] == "websocket.accept":
                 status = 101
-            elif message["type"] == "websocket.close" and not status:
-                status = 403
+            elif message["type"] == "websocket.close":
+                closed = int(message.get("code", 1000))
+                status = status or 403
             await send(message)
 
         try:
             await self.app(scope, receive, sending)
         finally:
             client = scope.get("client")
+            fields = {
+                "event": "access",
+                "method": scope.get("method", "WS"),
+                "path": path,
+                "status": status,
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+                "client": client_key(client[0] if client else None),
+            }
+            if closed is not None:
+                fields["close"] = closed
             access.info(
-                "%s %s %s",
+                "%s %s %s%s",
                 scope.get("method", "WS"),
                 path,
                 status,
-                extra={
-                    "event": "access",
-                    "method": scope.get("method", "WS"),
-                    "path": path,
-                    "status": status,
-                    "ms": round((time.perf_counter() - started) * 1000, 1),
-                    "client": client_key(client[0] if client else None),
-                },
+                "" if closed is None else f" close {closed}",
+                extra=fields,
             )
             request_id.reset(tokens[0])
             match_id.reset(tokens[1])

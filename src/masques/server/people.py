@@ -97,7 +97,11 @@ def same_origin(connection: HTTPConnection) -> bool:
     if origin is None:
         return True
     host = connection.headers.get("host", "")
-    return origin != "null" and urlsplit(origin).netloc.lower() == host.lower()
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:  # not a URL at all ("http://[oops"): not ours
+        return False
+    return origin != "null" and netloc.lower() == host.lower()
 
 
 async def acting(request: Request) -> SignedIn | None:

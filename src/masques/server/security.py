@@ -73,7 +73,11 @@ def app_csp(host: str | None) -> str:
 
 class SecurityHeaders:
     """Adds the security headers to every HTTP response (a pure ASGI middleware, so WebSockets and
-    streamed responses pass untouched).  A response that sets its own Content-Security-Policy keeps it."""
+    streamed responses pass untouched).  A response that sets its own Content-Security-Policy keeps it.
+
+    The API's answers are ``Cache-Control: no-store`` unless they say otherwise: they carry a
+    session's CSRF token, seat tokens, invite codes, a seat's records and analyses, which no
+    browser cache or shared proxy may keep or hand to the next user."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -83,6 +87,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+        api = str(scope.get("path", "")).startswith("/api/")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -90,6 +95,8 @@ class SecurityHeaders:
                 for name, value in HEADERS.items():
                     headers.setdefault(name, value)
                 headers.setdefault("content-security-policy", app_csp(host))
+                if api:
+                    headers.setdefault("cache-control", "no-store")
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
