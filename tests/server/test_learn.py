@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from html import escape as html_escape
 from typing import Any
 
 import httpx
@@ -167,6 +168,37 @@ def test_the_figure_marker_becomes_a_placeholder_and_ids_get_anchors() -> None:
         '<figure class="rules-figure" data-figure="x"><figcaption>A grid here</figcaption></figure>' in html
     )
     assert html.count(f'id="{one}"') == 1 and f'id="{two}"' in html and html.count(f'href="#{one}"') == 2
+
+
+def test_a_figure_is_captioned_for_the_position_drawn_not_for_the_svg() -> None:
+    """The image's alternative text describes the repository's SVG (three boards, numbered cards); the
+    page draws one position, so it takes the game's caption of that position, in the page's language."""
+    html = learn.render(
+        "![Three boards](figures/x.svg)<!-- position: x -->\n", set(), {"x": {"fr": "Un plateau"}}, "fr"
+    )
+    assert "<figcaption>Un plateau</figcaption>" in html and "Three boards" not in html
+    assert "<figcaption>Three boards</figcaption>" in learn.render(
+        "![Three boards](figures/x.svg)<!-- position: x -->\n", set(), {"x": {"fr": "Un plateau"}}, "en"
+    )
+    for game in GAMES:
+        for lang in LANGS:
+            page = learn.rules_page(game, lang)["html"]
+            for name, caption in learn.captions_of(game).items():
+                assert f'data-figure="{name}"><figcaption>{html_escape(caption[lang])}</figcaption>' in page
+
+
+def test_the_mascarade_sample_board_is_the_game_its_drawing_shows() -> None:
+    """The page says its example holds twenty cards, the first on the start square (MC-4, MC-5): the
+    position drawn in the app is the sample game of the SVG, card for card."""
+    from masques.games.mascarade.figures import sample_layout
+    from masques.games.mascarade.game import PASS, SQUARES
+
+    position = learn.figures_of("mascarade")["mascarade-layout"]
+    state = position.state()
+    drawn = [(a // SQUARES, a % SQUARES) for a in state.history if a != PASS]
+    placed = [(card, square) for card, square, _ in sample_layout()]
+    assert len(placed) == 20 and [state.action_to_str(a) for a in state.history] == list(position.moves)
+    assert sorted(drawn) == sorted(placed) and drawn == placed
 
 
 def test_lesson_answers_follow_the_engine() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import masques_web_e2e as e2e  # type: ignore[import-not-found]
+import pytest
 from playwright.sync_api import Page
 
 import masques.games.maske as maske_package
@@ -23,14 +24,17 @@ ARROWS = {"up": "ArrowUp", "right": "ArrowRight", "down": "ArrowDown", "left": "
 CARDS = json.loads((Path(maske_package.__file__).parent / "cards.json").read_text("utf-8"))["cards"]
 
 
-def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
+@pytest.mark.parametrize("auction", ["rounds", "open"])
+def test_maske_game_against_bots(page: Page, web_server: Any, auction: str) -> None:
+    """MS-11 and MS-11a: the same game under each auction rule; the button that leaves a bid is
+    "Drop out" where it is for good, "Pass" in the open auction (the player may bid again)."""
     rng = random.Random(5)
     frames = e2e.Frames(page)
     e2e.create_match(
         page,
         web_server.base_url,
         "maske",
-        options={"players": "3", "masks": "3"},
+        options={"players": "3", "masks": "3", "auction": auction},
         seats=["you", "random", "random"],
     )
     page.wait_for_selector(".ms-plate")
@@ -42,6 +46,7 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
         "shot": 0,
         "offered": 0,
         "entered": 0,
+        "dropped": 0,
     }
 
     def click_any(locator: Any) -> None:
@@ -99,7 +104,8 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
         elif phase == "auction":
             seen["auctions"] += 1
             bid = decision.locator("[data-key=bid]")
-            if bid.count() and (not seen["entered"] or rng.random() < 0.6):
+            # The first bid typed and entered, the next decision a drop, then either at random.
+            if bid.count() and (not seen["entered"] or (seen["dropped"] and rng.random() < 0.6)):
                 field = decision.locator("input[type=number]")
                 field.fill(field.get_attribute("max") or "1")
                 if not seen["entered"]:
@@ -111,7 +117,13 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
                     field.dispatch_event("change")
                     decision.locator("[data-key=bid]").click()
             else:
-                decision.locator("[data-key=drop]").click()
+                drop = decision.locator("[data-key=drop]")
+                held = frames.last_state()["observation"]["auction"]
+                opening = held["turn"] == held["drawer"] and held["high"] is None
+                expected = "Decline" if opening else "Pass" if auction == "open" else "Drop out"
+                assert drop.text_content() == expected
+                seen["dropped"] += 1
+                drop.click()
         # Otherwise a bought card's decision: a hole, a stick, a step, a player, a turn, or done.
         elif holes.count():
             click_any(holes)
@@ -138,7 +150,8 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
         number = int(card.get_attribute("data-card") or -1)
         assert decision.locator(".ms-card-text").text_content() == CARDS[number]["text"]["en"]
         if not seen["shot"]:
-            e2e.screenshot(page, "maske")  # a mask laid, the person's card up for auction
+            if auction == "rounds":
+                e2e.screenshot(page, "maske")  # a mask laid, the person's card up for auction
             seen["shot"] = 1
             page.get_by_test_id("lang").click()
             assert decision.locator(".ms-card-text").text_content() == CARDS[number]["text"]["fr"]
@@ -148,6 +161,7 @@ def test_maske_game_against_bots(page: Page, web_server: Any) -> None:
     assert made >= 5
     assert seen["shot"] == 1, "the person drew a card and saw it"
     assert seen["steps"] >= 1
+    assert seen["dropped"] >= 1, "the person left an auction, by the button the rule names"
     assert seen["offered"] > 0
     page.get_by_test_id("end").wait_for(state="visible")
     assert page.locator(".ms-decision h3").text_content() == "Game over"

@@ -138,11 +138,14 @@ def _slug(text: str) -> str:
     return text.replace(" ", "-")
 
 
-def _figure_block(match: re.Match[str]) -> str:
-    alt = " ".join(match.group("alt").split())
+def _figure_block(match: re.Match[str], captions: Mapping[str, Mapping[str, str]], lang: str) -> str:
+    """A figure's placeholder, captioned for the position drawn in it: the image's alternative text
+    describes the SVG the repository shows, which may hold more (a numbered layout, three boards)."""
+    name = match.group("name")
+    caption = captions.get(name, {}).get(lang) or " ".join(match.group("alt").split())
     return (
-        f'<figure class="rules-figure" data-figure="{html.escape(match.group("name"))}">'
-        f"<figcaption>{html.escape(alt)}</figcaption></figure>\n"
+        f'<figure class="rules-figure" data-figure="{html.escape(name)}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>\n"
     )
 
 
@@ -159,9 +162,11 @@ def _link(match: re.Match[str], pages: set[str]) -> str:
     return label
 
 
-def render(text: str, pages: set[str]) -> str:
+def render(
+    text: str, pages: set[str], captions: Mapping[str, Mapping[str, str]] | None = None, lang: str = "en"
+) -> str:
     """The page's HTML: figures as placeholders, anchors on headings and rule ids, in-app links."""
-    text = FIGURE.sub(_figure_block, text)
+    text = FIGURE.sub(lambda match: _figure_block(match, captions or {}, lang), text)
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
     out = md.render(text)
     out = re.sub(
@@ -195,7 +200,7 @@ def rules_page(page: str, lang: str) -> dict[str, Any]:
         raise ServerError(404, "no_rules", f"no rules page for {page!r}")
     text = path.read_text("utf-8")
     title = text.splitlines()[0].lstrip("# ").strip() if text else page
-    body = render(text, set(pages()))
+    body = render(text, set(pages()), captions_of(page), lang)
     figures = figures_of(page)
     used = re.findall(r'data-figure="([\w-]+)"', body)
     drawn = {}

@@ -410,6 +410,29 @@ def test_auction_lines_name_the_bid_the_high_bidder_and_who_is_still_in() -> Non
     assert f"high bid {auction['bid']}" in high_row
 
 
+@pytest.mark.parametrize("rule", ["rounds", "open"])
+def test_the_auction_help_says_what_drop_does_under_each_rule(rule: str) -> None:
+    """MS-11: 'drop' leaves the auction for good; MS-11a (open): it is a pass, and the player may bid
+    again once someone raises."""
+    state = new_state(players=4, seed=11, auction=rule)
+    rng = random.Random(5)
+    assert play_until(
+        state,
+        rng,
+        lambda s: (
+            s.auction is not None
+            and s.auction["high"] is not None
+            and s.points[s.auction["turn"]] > s.auction["bid"]
+        ),
+    )
+    text = " ".join(render(state.observation(None)).split())
+    if rule == "open":
+        assert "open auction (MS-11a)" in text and "'drop' to pass (you may bid again later)" in text
+        assert "'drop' to leave" not in text
+    else:
+        assert "auction (MS-11)" in text and "'drop' to leave" in text and "MS-11a" not in text
+
+
 def test_game_over_names_the_winners_and_the_log_spells_out_sold_cards() -> None:
     state = new_state(players=3, seed=5, unmasking=True)
     play_until(state, random.Random(2), lambda s: False)

@@ -151,10 +151,11 @@ class MaskeView implements GameView {
       case "step":
         if (Math.floor(n / 2) === entry.seat) return logT("log_step_own", { n: (n % 2) + 1, dir: this.t(`dir_${words[2]}`) });
         return logT("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
+      case "drop":
+        return logT(this.obs?.auction_rule === "open" ? "log_pass" : "log_drop"); // MS-11a: a pass
       case "pass":
       case "draw":
       case "done":
-      case "drop":
         return logT(`log_${words[0]}`);
       case "lay":
         return logT("log_lay", { turn: this.t(`turn${n}`) });
@@ -523,13 +524,15 @@ class MaskeView implements GameView {
       h("p", { class: "ms-bid" }, a.high === null ? this.t("noBid") : this.t("currentBid", { bid: a.bid, name: this.name(a.high) })),
       h("p", { class: "ms-hint" }, this.t("stillIn", { names: a.active.map((s) => this.name(s)).join(", ") || "—" })),
     );
+    const open = obs.auction_rule === "open"; // MS-11a: passing does not shut a player out
+    if (open) box.append(hint(this.t("auctionOpen")));
     if (!mine) {
       box.append(hint(this.t("auctionOther", { name: this.name(a.turn) })), hint(this.t("auctionRule")));
       return;
     }
     const bids = [...this.choices.bids.keys()].sort((x, y) => x - y);
     const opening = a.turn === a.drawer && a.high === null;
-    if (!bids.length) box.append(hint(this.t("canOnlyDrop", { bid: a.bid })));
+    if (!bids.length) box.append(hint(this.t(open ? "canOnlyPass" : "canOnlyDrop", { bid: a.bid })));
     else if (opening) box.append(hint(this.t("opens")));
     const row = h("div", { class: "ms-actions" });
     if (bids.length && this.bidValue !== null) {
@@ -553,7 +556,8 @@ class MaskeView implements GameView {
         this.button(this.t("bid", { n: this.bidValue }), this.choices.bids.get(this.bidValue), "ms-primary", "bid")!,
       );
     }
-    const drop = this.button(opening ? this.t("decline") : this.t("drop"), this.choices.named.get("drop"), "", "drop");
+    const dropLabel = opening ? this.t("decline") : open ? this.t("passBid") : this.t("drop");
+    const drop = this.button(dropLabel, this.choices.named.get("drop"), "", "drop");
     if (drop) row.append(drop);
     box.append(row, hint(this.t("auctionRule")));
   }

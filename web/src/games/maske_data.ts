@@ -62,6 +62,7 @@ export interface MaskeObservation {
   masks_left: number;
   masks_total: number;
   unmasking: boolean;
+  auction_rule?: "rounds" | "open"; // MS-11, or MS-11a: a pass is not for good
   round: number;
   placer: number;
   round_pos: number;

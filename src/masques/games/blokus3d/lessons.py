@@ -113,20 +113,19 @@ LESSON = Lesson(
         Step(
             text={
                 "en": "A cube on top of a yellow square takes that square's point from yellow (B3-6). "
-                "Blocks may "
-                "rest on any colour, never over a gap (B3-4): place a block that covers yellow.",
+                "Blocks may rest on any colour, never over a gap (B3-4): climb onto yellow with the block "
+                "that puts you furthest ahead.",
                 "fr": "Un cube posé sur une case jaune retire son point au jaune (B3-6). Un bloc peut "
-                "reposer sur "
-                "n'importe quelle couleur, jamais au-dessus d'un vide (B3-4) : posez un bloc qui couvre "
-                "le jaune.",
+                "reposer sur n'importe quelle couleur, jamais au-dessus d'un vide (B3-4) : montez sur le "
+                "jaune avec le bloc qui vous met le plus loin devant.",
             },
             position=THIRD,
             right=widest_lead,
             wrong={
-                "en": "That block leaves yellow's squares uncovered. Look for yellow cubes you can climb "
-                "onto.",
-                "fr": "Ce bloc laisse les cases jaunes découvertes. Cherchez des cubes jaunes sur "
-                "lesquels monter.",
+                "en": "Another block would put you further ahead: cover more yellow squares, and show more "
+                "blue from above.",
+                "fr": "Un autre bloc vous mettrait plus loin devant : couvrez plus de cases jaunes, et "
+                "montrez plus de bleu vu de dessus.",
             },
             done={
                 "en": "Yellow lost squares and you gained some.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...engine import State
 from ...engine.teaching import Lesson, Position, Step, after, best
+from .figures import SAMPLE_SEED
 
 OPTIONS = {"players": 2, "scoring": True}
 OPENING = Position("mascarade", 2, ("3@e5",), OPTIONS, seat=1)
@@ -11,11 +12,23 @@ OPENING = Position("mascarade", 2, ("3@e5",), OPTIONS, seat=1)
 MIDDLE = OPENING.then("21@e4", "74@d5")
 LATER = MIDDLE.then("78@d4", "71@c5")
 
+SAMPLE = Position(
+    "mascarade",
+    SAMPLE_SEED,
+    (
+        *("7@e5", "20@e4", "84@d5", "9@f5", "93@f4", "57@d4", "79@c5", "41@g5", "24@c4", "39@g4"),
+        *("60@d6", "36@c3", "43@c6", "33@e6", "73@f6", "48@g6", "29@d3", "30@e3", "4@b5", "2@b6"),
+    ),
+    seat=2,
+)
+"""The sample game of the rules page's layout figure (``figures.sample_layout``), seen by the seat to move."""
+
 FIGURES = {
     "mascarade-features": OPENING,
-    "mascarade-layout": LATER,
+    "mascarade-layout": SAMPLE,
 }
-"""The rules page's figures: a hand of five masks next to the start card, and a few cards laid."""
+"""The rules page's figures: a hand of five masks next to the start card, and the sample board the
+page describes (the same twenty cards as its drawing)."""
 
 
 def most_points(state: State) -> list[int]:
@@ -110,8 +123,8 @@ CAPTIONS = {
         "tableau ci-dessus",
     },
     "mascarade-layout": {
-        "en": "Five cards laid around the start square e5",
-        "fr": "Cinq cartes posées autour de la case de départ e5",
+        "en": "A sample board after twenty cards, the first on the start square e5",
+        "fr": "Un plateau d'exemple après vingt cartes, la première sur la case de départ e5",
     },
 }
 """Captions of the positions drawn in place of the figures (the alternative texts describe the SVGs)."""

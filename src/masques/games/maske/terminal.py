@@ -251,7 +251,8 @@ def auction_lines(obs: dict[str, Any]) -> Text:
         int(auction["bid"]),
         auction["high"],
     )
-    out = Text("auction (MS-11) of the card ", style="bold")
+    is_open = obs.get("auction_rule") == "open"  # MS-11a: a pass is not for good
+    out = Text(f"{'open auction (MS-11a)' if is_open else 'auction (MS-11)'} of the card ", style="bold")
     out.append_text(seat_text(drawer, obs))
     out.append(" drew", style="bold")
     card = auction["card"]
@@ -274,6 +275,11 @@ def auction_lines(obs: dict[str, Any]) -> Text:
         out.append(f" holds {points} point(s), not more than the bid: can only 'drop'", style="bold")
     elif turn == drawer and high is None:
         out.append(f" opens: 'bid N' (1 to {points}) or 'drop' to decline and stay out", style="bold")
+    elif is_open:
+        out.append(
+            f" to bid: 'bid N' (N from {bid + 1} to {points}) or 'drop' to pass (you may bid again later)",
+            style="bold",
+        )
     else:
         out.append(f" to bid: 'bid N' (N from {bid + 1} to {points}) or 'drop' to leave", style="bold")
     out.append("\nthe buyer pays the drawer (the bank if the drawer buys) before the card acts", style="dim")

@@ -73,10 +73,9 @@ LESSON = Lesson(
             position=START,
             right=white_steps,
             wrong={
-                "en": "That cross is not white. Look at the four crosses touching the runner: one of them "
-                "is white.",
-                "fr": "Cette croix n'est pas blanche. Regardez les quatre croix qui touchent la croix "
-                "incolore : "
+                "en": "That cross is not white. Look at the crosses touching the runner: one of them is "
+                "white.",
+                "fr": "Cette croix n'est pas blanche. Regardez les croix qui touchent la croix incolore : "
                 "l'une d'elles est blanche.",
             },
             done={
@@ -98,11 +97,10 @@ LESSON = Lesson(
             position=START.then("f5"),
             right=not_own_colour,
             wrong={
-                "en": "That cross is green, your own colour. When the last green cross leaves the board, "
-                "you are out.",
-                "fr": "Cette croix est verte, votre couleur. Quand la dernière croix verte quitte le "
-                "plateau, vous "
-                "êtes éliminé.",
+                "en": "Take a cross that is not green: green is your own colour, and when the last green "
+                "cross leaves the board, you are out.",
+                "fr": "Prenez une croix qui n'est pas verte : le vert est votre couleur, et quand la "
+                "dernière croix verte quitte le plateau, vous êtes éliminé.",
             },
             done={
                 "en": "Good: a cross of another colour, and nobody has learnt which colour is yours.",
@@ -113,17 +111,18 @@ LESSON = Lesson(
             text={
                 "en": "A turn is one to three steps (MK-6). Here the runner stands next to green crosses "
                 "only: "
-                "another step would take your own colour. End your turn with Stop.",
+                'another step would take your own colour. End your turn with the "Stop my turn" button.',
                 "fr": "Un tour compte d'un à trois déplacements (MK-6). Ici, la croix incolore ne touche "
                 "que des "
-                "croix vertes : un autre déplacement prendrait votre couleur. Terminez votre tour avec Stop.",
+                "croix vertes : un autre déplacement prendrait votre couleur. Terminez votre tour avec le "
+                "bouton « Finir mon tour ».",
             },
             position=START.then("f5", "f1"),
             right=stop,
             wrong={
-                "en": "That step takes a green cross, your own colour. Press Stop to end your turn.",
-                "fr": "Ce déplacement prend une croix verte, votre couleur. Appuyez sur Stop pour finir "
-                "votre tour.",
+                "en": 'That step takes a green cross, your own colour. Press "Stop my turn" to end it.',
+                "fr": "Ce déplacement prend une croix verte, votre couleur. Appuyez sur « Finir mon tour » "
+                "pour le terminer.",
             },
             done={
                 "en": "Your turn is over; your opponent plays next.",
