@@ -246,3 +246,11 @@ def test_a_schedule_too_large_to_plan_is_refused_before_it_is_built() -> None:
         arena.schedule("masker", {"players": 2}, ["random", "greedy"], 0, per_pairing=10**7)
     result = CliRunner().invoke(app, ["arena", "masker", "--bots", "random,greedy", "--games", str(10**12)])
     assert result.exit_code == 2 and "too many games" in result.output and "1000000" in result.output
+
+
+def test_a_shared_win_rates_its_winners_above_its_losers() -> None:
+    """The arena's multi-player tables rate a shared win (ties in returns) as a win for each winner,
+    not as a draw for all: openskill is given whole places."""
+    spec = arena.GameSpec("masker", {"players": 4}, ("a", "b", "c", "d"), seed=0)
+    stats = arena.rate([arena.GameResult(spec, (0.0, 0.5, 0.0, 0.5), (0.0, 1.0, 0.0, 1.0), 10)])
+    assert stats["b"].mu == stats["d"].mu > stats["a"].mu == stats["c"].mu

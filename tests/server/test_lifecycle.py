@@ -359,3 +359,65 @@ def _first(server: Any, match_id: str) -> int:
         return int(watcher.first_state()["to_move"])
     finally:
         watcher.close()
+
+
+def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_win(tmp_path: Path) -> None:
+    """MK-10: a player whose colour left the board has lost while the other two play on.  Their
+    resignation is refused (it would end the match with both others winning), their absence holds
+    nothing up, and a claim against the other player, absent too, gives the claimant alone the win."""
+    import asyncio
+    import random
+
+    from masques.server.errors import ServerError
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3, seed=0)
+            for seat in range(3):
+                await registry.join(match, f"p{seat}", seat)
+            rng = random.Random(0)
+            while not any(match.state.is_out(s) for s in range(3)):
+                assert not match.state.is_terminal(), "the game ended before anyone was out"
+                state = match.state
+                await registry.submit(
+                    match, state.current_player, rng.choice(state.legal_actions()), match.version
+                )
+            out = next(s for s in range(3) if match.state.is_out(s))
+            rest = [s for s in range(3) if s != out]
+            with pytest.raises(ServerError) as refused:
+                await registry.resign(match, out)
+            assert refused.value.code == "already_out" and match.status == "running"
+
+            match.seats[out].away_since = match.now() - 10 * match.grace_seconds
+            with pytest.raises(ServerError) as nobody:
+                await registry.claim(match, rest[0])
+            assert nobody.value.code == "not_abandoned" and match.status == "running"
+
+            match.seats[rest[1]].away_since = match.now() - 10 * match.grace_seconds
+            await registry.claim(match, rest[0])
+            assert match.end == {"reason": "claimed", "seats": sorted([rest[1], out]), "winners": [rest[0]]}
+
+    asyncio.run(scenario())
+
+
+def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Path) -> None:
+    """MK-3: partners win and lose together, so a partner's absence cannot end the match in the
+    claimant's favour (nor as a loss for their own team): only an absent opponent's can."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 4}, ["human"] * 4)
+            for seat in range(4):
+                await registry.join(match, f"p{seat}", seat)
+            match.seats[2].away_since = match.now() - 10 * match.grace_seconds  # seat 0's partner
+            with pytest.raises(ServerError) as refused:
+                await registry.claim(match, 0)
+            assert refused.value.code == "not_abandoned" and match.status == "running"
+            match.seats[1].away_since = match.now() - 10 * match.grace_seconds  # an opponent
+            await registry.claim(match, 0)
+            assert match.end == {"reason": "claimed", "seats": [1, 3], "winners": [0, 2]}
+
+    asyncio.run(scenario())

@@ -21,9 +21,10 @@ from masques_server_support import browser, error, signed, signup, unique  # typ
 from openskill.models import PlackettLuce
 from sqlalchemy import create_engine, text
 
+from masques.ai.arena import ranks_from_returns
 from masques.server.accounts import COOKIE
 from masques.server.limits import Limits
-from masques.server.ratings import Skill, bot_start, family_of, newcomer, ranks_from_returns, rate
+from masques.server.ratings import Skill, bot_start, family_of, newcomer, rate
 from masques.server.storage import Storage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,6 +38,31 @@ def openskill_after(before: list[tuple[float, float]], ranks: list[float]) -> li
 
 
 # -- the computation ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("returns", "places"),
+    [
+        ((1.0, 0.0), [0, 1]),
+        ((0.5, 0.5), [0, 0]),
+        ((0.0, 0.5, 0.0, 0.5), [1, 0, 1, 0]),  # MK-13: a team of four players wins together
+        ((1 / 3, 1 / 3, 0.0, 1 / 3), [0, 0, 1, 0]),
+        ((1.0, 0.0, 0.0), [0, 1, 1]),
+    ],
+)
+def test_returns_become_whole_places_with_ties_shared(returns: tuple[float, ...], places: list[int]) -> None:
+    assert ranks_from_returns(returns) == places
+
+
+def test_a_shared_win_moves_the_winners_up_and_the_losers_down() -> None:
+    """openskill truncates ranks to integers: the negated returns of a shared win (-0.5 beside 0)
+    rated it as a draw for all four, and every seat only lost sigma."""
+    fresh = [newcomer()] * 4
+    keys = ["a", "b", "c", "d"]
+    after = rate(fresh, ranks_from_returns((0.0, 0.5, 0.0, 0.5)), keys)
+    assert after["b"].mu == after["d"].mu > 25.0 > after["a"].mu == after["c"].mu
+    # Fractional ranks given to rate() count as places too: the same update.
+    assert rate(fresh, [0.0, -0.5, 0.0, -0.5], keys) == after
 
 
 @pytest.mark.parametrize(
@@ -175,6 +201,43 @@ def test_a_bot_in_a_rated_match_enters_at_its_arena_rating_and_a_resignation_is_
         assert final["ratings"][0]["change"] < 0 < final["ratings"][1]["change"]
         stored = rating_of(ann, player_id, "masker", "two-player")
         assert stored is not None and stored["mu"] == pytest.approx(expected[0][0], abs=1e-3)
+
+
+def test_equal_ratings_share_a_rank_in_a_stable_order() -> None:
+    from masques.server.boards import ranked
+
+    def row(player: str, games: int) -> dict[str, Any]:
+        return {"player": {"id": player}, "games": games}
+
+    rows = ranked([(1.0, row("b", 3)), (2.0, row("a", 1)), (1.0, row("c", 5)), (0.5, row("d", 1))])
+    assert [(r["rank"], r["player"]["id"]) for r in rows] == [(1, "a"), (2, "c"), (2, "b"), (4, "d")]
+
+
+def test_a_private_match_is_named_in_the_rating_history_to_its_player_alone(rated_server: Any) -> None:
+    """The rating after it is a public point of the player's graph; which match it was is not."""
+    with browser(rated_server) as ann, browser(rated_server) as stranger:
+        player_id = signup(ann, unique("Ann"))["player"]["id"]
+        body = {"game": "masker", "options": {"players": 2}, "seats": [{"kind": "human"}, {"kind": "hard"}]}
+        created = ann.post("/api/matches", json={**body, "rated": True, "private": True})
+        assert created.status_code == 201, created.text
+        match_id, invite = created.json()["id"], created.json()["invite"]
+        assert (
+            ann.post(f"/api/matches/{match_id}/join", json={"seat": 0, "invite": invite}).status_code == 200
+        )
+        assert ann.post(f"/api/matches/{match_id}/resign").status_code == 200
+        path = f"/api/players/{player_id}/ratings"
+        own = ann.get(path, params={"game": "masker"}).json()["history"]
+        seen = stranger.get(path, params={"game": "masker"}).json()["history"]
+        assert [h["match"] for h in own] == [match_id]
+        assert [h["match"] for h in seen] == [None] and seen[0]["mu"] == own[0]["mu"]
+        board = stranger.get("/api/leaderboard", params={"game": "masker"}).json()["rows"]
+        hard = next(r for r in board if r["player"]["id"] == "bot:hard")
+        assert (
+            hard["games"] == 1 and hard["provisional"] is False
+        )  # a bot's rating rests on the arena's games
+        for odd in ("%00", "ab%00cd", "..", "x" * 40):  # never a 500, on PostgreSQL either
+            assert stranger.get(f"/api/players/{odd}").status_code == 404
+            assert stranger.get(f"/api/players/{odd}/ratings", params={"game": "masker"}).status_code == 404
 
 
 def test_an_aborted_or_casual_match_rates_no_one(rated_server: Any) -> None:

@@ -521,3 +521,57 @@ def test_on_postgresql_a_write_that_waits_on_a_held_lock_fails_instead_of_stalli
     finally:
         other.dispose()
         storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+@pytest.mark.parametrize("rated", [False, True])
+def test_a_match_ended_elsewhere_takes_no_more_moves_and_is_rated_once(
+    tmp_path: Path, rated: bool, backend: str
+) -> None:
+    """A resignation, a claim or a time-out writes no action, so the version cannot tell it from a
+    move sent meanwhile by another process: a last move (rated or not) and a batch of moves both
+    find the match ended and change nothing, and its ratings moved once."""
+    from sqlalchemy import func, select
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.storage import (
+        Append,
+        MatchEndedError,
+        NewMatch,
+        NewSeat,
+        RatingEventRow,
+        Turn,
+    )
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        for key in ("ann", "bob"):
+            storage.create_player(f"p-{key}", "account", key, username_key=key, password_hash="x")
+        seats = [NewSeat("human", "ann", player_id="p-ann"), NewSeat("human", "bob", player_id="p-bob")]
+        ended_id, running_id = "00000000000000e1", "00000000000000e2"
+        for match_id in (ended_id, running_id):
+            storage.create_match(
+                NewMatch(match_id, "masker", "1", {}, 5, seats, status="running", rated=rated)
+            )
+        resigned = {"reason": "resigned", "seats": [0], "winners": [1]}
+        assert storage.end_match(ended_id, resigned, ranks=[1.0, 0.0])[0]
+
+        played = {"reason": "played", "seats": [1], "winners": [0]}
+        with pytest.raises(MatchEndedError):
+            storage.append_action(
+                ended_id, 0, 0, 3, "finished", end=played, turn=Turn(None), ranks=[0.0, 1.0]
+            )
+        with pytest.raises((IntegrityError, MatchEndedError)):  # the whole batch, the running match's too
+            storage.append_actions([Append(running_id, 0, 0, 4, Turn(1)), Append(ended_id, 0, 0, 3, Turn(1))])
+        row = storage.match(ended_id)
+        assert row is not None and (row.status, row.end) == ("finished", resigned)
+        assert storage.log(ended_id) == [] and storage.log(running_id) == []
+        with storage.session() as s:
+            events = s.scalar(select(func.count()).where(RatingEventRow.match_id == ended_id))
+        assert events == (2 if rated else 0)  # one per player, from the resignation alone
+
+        storage.append_actions([Append(running_id, 0, 0, 4, Turn(1))])  # a running match goes on
+        assert storage.log(running_id) == [(0, 4)]
+    finally:
+        storage.dispose()

@@ -20,7 +20,7 @@ import io
 import json
 import math
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -171,6 +171,14 @@ class BotStats:
         return self.wins / self.games if self.games else 0.0
 
 
+def ranks_from_returns(returns: Sequence[float]) -> list[int]:
+    """OpenSkill ranks (0 is first) from a game's returns: the best return ranks 0, the next best 1,
+    and equal returns share a rank.  Whole numbers: openskill truncates each rank to an integer, so
+    the returns negated (a shared win's -0.5 next to a loss's 0) would rate a shared win as a draw."""
+    order = sorted(set(returns), reverse=True)
+    return [order.index(r) for r in returns]
+
+
 def rate(results: list[GameResult]) -> dict[str, BotStats]:
     """OpenSkill Plackett-Luce ratings from game results, in schedule order (reproducible)."""
     from openskill.models import PlackettLuce
@@ -183,8 +191,8 @@ def rate(results: list[GameResult]) -> dict[str, BotStats]:
         for name in seats:
             ratings.setdefault(name, model.rating(name=name))
             stats.setdefault(name, BotStats(name))
-        ranks = [-r for r in result.returns]
-        updated = model.rate([[ratings[name]] for name in seats], ranks=ranks)
+        ranks = ranks_from_returns(result.returns)
+        updated = model.rate([[ratings[name]] for name in seats], ranks=[float(r) for r in ranks])
         # A bot in several seats of one game gets the mean of its seats' updates.
         merged: dict[str, list[Any]] = {}
         for name, (rating,) in zip(seats, updated, strict=True):

@@ -419,6 +419,12 @@ class State(ABC):
     def winners(self) -> list[int]:
         """The seats that share the win (empty before the end)."""
 
+    def is_out(self, seat: int) -> bool:
+        """Whether ``seat`` has lost already while the others play on (a Masker player whose colour
+        left the board, MK-10): a match that ends early counts it among the losers, and its leaving
+        or resigning decides nothing.  Public: every seat sees who is out."""
+        return False
+
     # -- copies and views ------------------------------------------------------------------------
     @abstractmethod
     def clone(self) -> State: ...

@@ -11,6 +11,7 @@ from ..engine import game_names
 from .errors import ServerError
 from .limits import client_key
 from .matches import Registry
+from .people import PLAYER_ID, optional_session
 from .ratings import BOT_PREFIX, FAMILIES, Skill, bot_start, is_bot
 from .schema import errors
 from .storage import RatingRow, Storage, aware
@@ -22,6 +23,18 @@ BOT_LEVELS = ("random", "greedy", "easy", "medium", "hard", "expert")
 
 def skill_json(row: RatingRow) -> dict[str, Any]:
     return Skill(row.mu, row.sigma, row.games).to_json()
+
+
+def ranked(entries: list[tuple[float, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Leaderboard rows, best ordinal first: equal ordinals (as shown, to three decimals) share a rank
+    and the next rank skips past them; among them, more games first, then the id, so the order is
+    the same each time."""
+    entries = sorted(entries, key=lambda e: (-round(e[0], 3), -e[1]["games"], e[1]["player"]["id"]))
+    rows: list[dict[str, Any]] = []
+    for i, (ordinal, entry) in enumerate(entries):
+        tied = i > 0 and round(ordinal, 3) == round(entries[i - 1][0], 3)
+        rows.append({"rank": rows[-1]["rank"] if tied else i + 1, **entry})
+    return rows
 
 
 def router() -> APIRouter:
@@ -65,19 +78,16 @@ def router() -> APIRouter:
             else:
                 who = {"id": player.id, "name": player.name, "kind": player.kind}
             skill = Skill(rating.mu, rating.sigma, rating.games)
-            entries.append((skill.ordinal, {"player": who, **skill.to_json()}))
+            entry = {"player": who, **skill.to_json()}
+            if who["kind"] == "bot":  # its rating rests on the arena's games, not only the few here
+                entry["provisional"] = False
+            entries.append((skill.ordinal, entry))
         for level in BOT_LEVELS:
             if level not in seen_bots:
                 skill = bot_start(game, family, level)
                 who = {"id": f"{BOT_PREFIX}{level}", "name": level, "kind": "bot"}
                 entries.append((skill.ordinal, {"player": who, **skill.to_json(), "provisional": False}))
-        entries.sort(key=lambda e: -e[0])
-        return {
-            "game": game,
-            "family": family,
-            "min_games": least,
-            "rows": [{"rank": i + 1, **entry} for i, (_, entry) in enumerate(entries)],
-        }
+        return {"game": game, "family": family, "min_games": least, "rows": ranked(entries)}
 
     @api.get("/api/players/{player_id}/ratings", responses=errors(400, 404))
     async def rating_history(
@@ -86,20 +96,27 @@ def router() -> APIRouter:
         game: Annotated[str, Query(max_length=32)],
         family: FamilyQuery = "two-player",
     ) -> dict[str, Any]:
-        """A player's rating after each rated match of a game and family, oldest first."""
+        """A player's rating after each rated match of a game and family, oldest first.  A private
+        match is named to the player alone: others see the point on the graph, not which match."""
         await limit(request)
         check_game(game)
         storage = storage_of(request)
-        row = await asyncio.to_thread(storage.player, player_id) if len(player_id) <= 16 else None
+        row = await asyncio.to_thread(storage.player, player_id) if PLAYER_ID.fullmatch(player_id) else None
         if row is None:
             raise ServerError(404, "no_player", "no such player")
         events = await asyncio.to_thread(storage.rating_history, row.id, game, family)
+        viewer = await optional_session(request)
+        hidden = (
+            set()
+            if viewer is not None and viewer.player.id == row.id
+            else await asyncio.to_thread(storage.private_matches, {e.match_id for e in events})
+        )
         return {
             "game": game,
             "family": family,
             "history": [
                 {
-                    "match": e.match_id,
+                    "match": None if e.match_id in hidden else e.match_id,
                     "at": aware(e.at).isoformat(),
                     "rating": round(e.mu, 1),
                     "mu": round(e.mu, 3),

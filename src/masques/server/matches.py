@@ -27,7 +27,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -37,6 +37,7 @@ import orjson
 from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
+from ..ai.arena import ranks_from_returns  # a site rates a game as the arena does
 from ..engine import ActionError, EngineError, Game, State, game_class
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, Chance, derive_seed, new_secret
 from ..extras import require
@@ -49,11 +50,12 @@ from .errors import ServerError
 from .fanout import Fanout, Moved
 from .limits import Limits, RateLimiter
 from .metrics import Metrics
-from .ratings import ranks_from_returns, ranks_from_winners
+from .ratings import ranks_from_winners
 from .security import same_secret
 from .storage import (
     Append,
     ChatRow,
+    MatchEndedError,
     MatchRow,
     NewMatch,
     NewSeat,
@@ -646,7 +648,7 @@ class GroupCommit:
             return
         try:
             self.storage.append_actions([move for move, _ in batch])
-        except IntegrityError:  # another process took a version: find which, commit the rest
+        except (IntegrityError, MatchEndedError):  # a version taken, a match ended: which? the rest go
             for move, done in batch:
                 try:
                     self.storage.append_actions([move])
@@ -1254,11 +1256,13 @@ class Registry:
                 await self.commits.append(Append(match.id, match.version, seat, action, turn))
             else:
                 ratings = await self.commits.run(append, urgent=True)  # a last move
-        except IntegrityError:
-            # Another server process committed this version first (scale-out): catch up, show this
-            # process's connections what it committed, and refuse.
+        except (IntegrityError, MatchEndedError):
+            # Another server process committed this version first, or ended the match (scale-out):
+            # catch up, show this process's connections what it committed, and refuse.
             if await self._catch_up(match):
                 self.deliver_views(match)
+            if match.status != "running":
+                raise ServerError(409, "not_running", f"the match is {match.status}") from None
             raise ServerError(
                 409, "stale_version", f"the match is at version {match.version}, not {version}"
             ) from None
@@ -1404,9 +1408,16 @@ class Registry:
         return seat
 
     async def resign(self, match: LiveMatch, seat: int) -> None:
-        """The seat (its team, where there are teams) gives up: the match ends and every other seat wins."""
+        """The seat (its team, where there are teams) gives up: the match ends and every other seat
+        still in the game wins.  A seat already out (MK-10) has lost: the others play on."""
+        if match.status == "running" and match.state.is_out(seat):
+            raise ServerError(
+                409, "already_out", "you are out of this game already: it goes on without you, and you lost"
+            )
         await self._end(
-            match, ended(match.game, "resigned", [seat]), "you can resign only while the match is played"
+            match,
+            ended(match.game, "resigned", [seat], out_seats(match.state)),
+            "you can resign only while the match is played",
         )
 
     async def abort(self, match: LiveMatch) -> None:
@@ -1419,11 +1430,24 @@ class Registry:
         await self._end(match, ended(match.game, "aborted", []), "")
 
     async def claim(self, match: LiveMatch, seat: int) -> None:
-        """A present player ends a match that absent players hold up: the absent seats lose."""
-        gone = [i for i in range(len(match.seats)) if i != seat and match.abandoned(i)]
+        """A present player ends a match that absent opponents hold up: the absent seats lose.  A
+        partner's absence is the claimant's team's (their seat may go to a bot), and a seat already
+        out of the game (MK-10) holds nothing up."""
+        team = match.game.team_of(seat)
+        gone = [
+            i
+            for i in range(len(match.seats))
+            if match.game.team_of(i) != team and not match.state.is_out(i) and match.abandoned(i)
+        ]
         if not gone:
-            raise ServerError(409, "not_abandoned", "nobody has been away longer than the grace period")
-        await self._end(match, ended(match.game, "claimed", gone), "the match is not being played")
+            raise ServerError(
+                409,
+                "not_abandoned",
+                "no opponent still in the game has been away longer than the grace period",
+            )
+        await self._end(
+            match, ended(match.game, "claimed", gone, out_seats(match.state)), "the match is not being played"
+        )
 
     async def hand_to_bot(self, match: LiveMatch, by: int, seat: int) -> None:
         """Give an abandoned seat to a bot (asked by another player, or by the server itself)."""
@@ -1890,7 +1914,7 @@ class Registry:
                 await self._to_bot(match, seat, why="ran out of time")
         if lose:
             try:
-                await self._end(match, ended(match.game, "time", [seat]), "")
+                await self._end(match, ended(match.game, "time", [seat], out_seats(match.state)), "")
             except ServerError:
                 return False  # another process ended it first
         else:
@@ -2119,15 +2143,21 @@ def _player_info(seat: Seat | SeatRow, kind: str | None = None) -> dict[str, Any
     return {"id": seat.player_id, "name": seat.name, "kind": kind}
 
 
-def ended(game: Game, reason: str, losers: list[int]) -> dict[str, Any]:
-    """How a match that did not reach its end ended: ``losers`` (and their teams) lose, every other
-    seat wins; an aborted match has no winner."""
+def ended(game: Game, reason: str, losers: list[int], out: Sequence[int] = ()) -> dict[str, Any]:
+    """How a match that did not reach its end ended: ``losers`` (and their teams) lose, and so do
+    the seats already ``out`` of the game (MK-10); every other seat wins.  An aborted match has no
+    winner."""
     if reason == "aborted":
         return {"reason": reason, "seats": [], "winners": []}
     teams = {game.team_of(seat) for seat in losers}
-    seats = [s for s in range(game.num_players) if game.team_of(s) in teams]
-    winners = [s for s in range(game.num_players) if game.team_of(s) not in teams]
+    seats = [s for s in range(game.num_players) if game.team_of(s) in teams or s in out]
+    winners = [s for s in range(game.num_players) if s not in seats]
     return {"reason": reason, "seats": seats, "winners": winners}
+
+
+def out_seats(state: State) -> list[int]:
+    """The seats that have lost already while the others play on (MK-10)."""
+    return [s for s in range(state.game.num_players) if state.is_out(s)]
 
 
 def hints_allowed(rated: bool, kinds: list[str]) -> bool:

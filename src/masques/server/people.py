@@ -4,6 +4,7 @@ and the request dependencies that tell who a request comes from (see ``accounts.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -127,6 +128,11 @@ async def acting_afresh(request: Request) -> SignedIn | None:
         if exc.code != "bad_session":
             raise
         return None
+
+
+PLAYER_ID = re.compile(r"[0-9a-z_-]{1,32}")
+"""What a player id can look like (the server makes 16 hex digits): anything else is no player, and
+never reaches the database (PostgreSQL refuses a NUL in text with an error)."""
 
 
 async def optional_session(request: Request) -> SignedIn | None:
@@ -408,7 +414,7 @@ def router(guard: LoginGuard) -> APIRouter:
         """A player's finished matches (private ones only to the player), most recent first."""
         await limit(request, "read")
         storage = storage_of(request)
-        row = await asyncio.to_thread(storage.player, player_id) if len(player_id) <= 16 else None
+        row = await asyncio.to_thread(storage.player, player_id) if PLAYER_ID.fullmatch(player_id) else None
         if row is None:
             raise ServerError(404, "no_player", "no such player")
         viewer = await optional_session(request)

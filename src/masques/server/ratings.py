@@ -87,22 +87,19 @@ def is_bot(key: str) -> bool:
     return key.startswith(BOT_PREFIX)
 
 
-def ranks_from_returns(returns: Sequence[float]) -> list[float]:
-    """OpenSkill ranks (lower is better) from the game's returns, as the arena gives them."""
-    return [-r for r in returns]
-
-
-def ranks_from_winners(seats: int, winners: Sequence[int]) -> list[float]:
+def ranks_from_winners(seats: int, winners: Sequence[int]) -> list[int]:
     """A match ended without its last move (resigned, claimed, time): winners first, tied."""
-    return [0.0 if s in winners else 1.0 for s in range(seats)]
+    return [0 if s in winners else 1 for s in range(seats)]
 
 
 def rate(before: Sequence[Skill], ranks: Sequence[float], keys: Sequence[str]) -> dict[str, Skill]:
     """Each key's new rating after one match (``before[i]``: seat i's rating, ``keys[i]``: whose it
-    is).  A key in several seats (one bot level twice) gets the mean of its seats' updates, as in
-    the arena; each key counts one more game."""
+    is; ``ranks[i]``: seat i's place, lower is better, equal is tied).  A key in several seats (one
+    bot level twice) gets the mean of its seats' updates, as in the arena; each key counts one more
+    game.  The ranks are made whole places first: openskill truncates fractional ones."""
     teams = [[model().rating(mu=s.mu, sigma=s.sigma)] for s in before]
-    updated = model().rate(teams, ranks=list(ranks))
+    places = sorted(set(ranks))
+    updated = model().rate(teams, ranks=[places.index(r) for r in ranks])
     merged: dict[str, list[tuple[float, float]]] = {}
     for key, (rating,) in zip(keys, updated, strict=True):
         merged.setdefault(key, []).append((float(rating.mu), float(rating.sigma)))

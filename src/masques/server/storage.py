@@ -277,19 +277,27 @@ def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any
 
 
 APPEND_ACTIONS_POSTGRES = """
-WITH added AS (
-    INSERT INTO actions (match_id, number, seat, action, created)
-    SELECT m, n, s, a, %(created)s
-    FROM unnest(%(match_ids)s::varchar[], %(numbers)s::int[], %(seats)s::int[], %(actions)s::int[])
-        AS x(m, n, s, a)
+WITH turned AS (
+    UPDATE matches SET
+        clock = CASE WHEN t.has_turn THEN t.clock::json ELSE matches.clock END,
+        deadline = CASE WHEN t.has_turn THEN t.deadline ELSE matches.deadline END,
+        to_move = CASE WHEN t.has_turn THEN t.to_move ELSE matches.to_move END
+    FROM unnest(
+        %(turn_ids)s::varchar[], %(has_turns)s::bool[], %(clocks)s::text[], %(deadlines)s::float8[],
+        %(to_moves)s::int[]
+    ) AS t(id, has_turn, clock, deadline, to_move)
+    WHERE matches.id = t.id AND matches.status = 'running'
+    RETURNING matches.id
 )
-UPDATE matches SET clock = t.clock::json, deadline = t.deadline, to_move = t.to_move
-FROM unnest(%(turn_ids)s::varchar[], %(clocks)s::text[], %(deadlines)s::float8[], %(to_moves)s::int[])
-    AS t(id, clock, deadline, to_move)
-WHERE matches.id = t.id
+INSERT INTO actions (match_id, number, seat, action, created)
+SELECT m, n, s, CASE WHEN m IN (SELECT id FROM turned) THEN a END, %(created)s
+FROM unnest(%(match_ids)s::varchar[], %(numbers)s::int[], %(seats)s::int[], %(actions)s::int[])
+    AS x(m, n, s, a)
 """
-"""A batch of moves on PostgreSQL: the actions inserted and their matches' turns set, in one
-statement (a statement that modifies in a WITH runs whether or not its result is read)."""
+"""A batch of moves on PostgreSQL: their matches' turns set and the actions inserted, in one
+statement.  Only a match still running takes its turn (the UPDATE waits for the row's lock and
+reads its status again), and a move of a match that another process ended meanwhile gets no action,
+which the NOT NULL column refuses: the whole batch fails, as when a version is taken."""
 
 END_UNRATED_POSTGRES = """
 WITH ended AS (
@@ -302,7 +310,7 @@ WITH ended AS (
         status = %(status)s,
         "end" = CASE WHEN %(has_end)s THEN %(end)s::json ELSE "end" END,
         finished = CASE WHEN %(has_end)s THEN %(finished)s::timestamptz ELSE finished END
-    WHERE id = %(match_id)s AND NOT rated
+    WHERE id = %(match_id)s AND NOT rated AND status = 'running'
     RETURNING id
 )
 INSERT INTO actions (match_id, number, seat, action, created)
@@ -310,7 +318,8 @@ SELECT id, %(number)s, %(seat)s, %(action)s, %(created)s FROM ended
 RETURNING id
 """
 """A last move on PostgreSQL, with the match's end, in one statement, when the match is not rated:
-nothing changes, and no row comes back, for a rated one."""
+nothing changes, and no row comes back, for a rated one or one that has ended (the row's lock is
+waited for, and its status read again, by the UPDATE)."""
 
 
 @dataclass(frozen=True)
@@ -405,7 +414,7 @@ def _add_match(s: Session, spec: NewMatch) -> None:
         )
 
 
-def _rate(s: Session, row: MatchRow, ranks: list[float], at: datetime) -> list[Any]:
+def _rate(s: Session, row: MatchRow, ranks: Sequence[float], at: datetime) -> list[Any]:
     """Rate every seat of a rated match that just ended, inside the transaction that ends it; the
     seats' ratings before and after.  A seat's rating is its person's (also when a bot finished the
     seat for them), or its bot level's."""
@@ -679,13 +688,15 @@ class Storage:
         end: dict[str, Any] | None = None,
         at: datetime | None = None,
         turn: Turn | None = None,
-        ranks: list[float] | None = None,
+        ranks: Sequence[float] | None = None,
     ) -> list[Any] | None:
         """Commit one action (the match's new status and clock, how it ended, and the ratings of a
         rated match that ends) in one transaction; the seats' rating changes if it rated them.
 
         The unique (match, number) constraint makes a second writer of the same version fail, so
-        two server processes can never both apply an action at the same position.
+        two server processes can never both apply an action at the same position; and a last move
+        locks its match and raises :class:`MatchEndedError` if another process ended it meanwhile (a
+        resignation, a claim or a time-out writes no action), so a match ends, and is rated, once.
         """
         if status is None:  # a move in a running match: the common case, without the ORM's work
             self.append_actions([Append(match_id, number, seat, action, turn)])
@@ -695,18 +706,12 @@ class Storage:
         ):
             return None
         with self.session() as s:
+            row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
+            if row is None or row.status != "running":
+                raise MatchEndedError(match_id)
             s.add(ActionRow(match_id=match_id, number=number, seat=seat, action=action))
             if turn is not None:
-                s.execute(
-                    update(MatchRow)
-                    .where(MatchRow.id == match_id)
-                    .values(clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
-                )
-            if status is None:
-                return None
-            row = s.get(MatchRow, match_id)
-            if row is None:  # pragma: no cover - the match exists
-                return None
+                row.clock, row.deadline, row.to_move = turn.clock, turn.deadline, turn.to_move
             row.status = status
             if end is not None:
                 row.end, row.finished = end, at or _now()
@@ -718,7 +723,8 @@ class Storage:
     def append_actions(self, appends: list[Append]) -> None:
         """Commit moves of running matches (none of them ends its match) in one transaction: one
         disk flush for all the moves that came in while the last one was written.  A version
-        already taken (another process was first) fails the whole transaction."""
+        already taken (another process was first) fails the whole transaction, and so does a move
+        of a match that has ended (:class:`MatchEndedError` here, IntegrityError on PostgreSQL)."""
         now = _now()
         if self._moves_engine is not None:
             self._append_actions_at_once(self._moves_engine, appends, now)
@@ -729,6 +735,13 @@ class Storage:
             if (t := a.turn) is not None
         ]
         with self.engine.begin() as connection:
+            ended = connection.execute(
+                select(_MATCHES.c.id).where(
+                    _MATCHES.c.id.in_({a.match_id for a in appends}), _MATCHES.c.status != "running"
+                )
+            ).first()
+            if ended is not None:
+                raise MatchEndedError(ended[0])
             connection.execute(
                 INSERT_ACTIONS,
                 [
@@ -754,7 +767,10 @@ class Storage:
     @staticmethod
     def _append_actions_at_once(engine: Engine, appends: list[Append], now: datetime) -> None:
         """PostgreSQL: the moves and their matches' turns in one statement (atomic on its own)."""
-        turns = {a.match_id: a.turn for a in appends if a.turn is not None}  # one per match
+        turns: dict[str, Turn | None] = {}  # every match of the batch, with its last turn
+        for a in appends:
+            if a.turn is not None or a.match_id not in turns:
+                turns[a.match_id] = a.turn
         params = {
             "match_ids": [a.match_id for a in appends],
             "numbers": [a.number for a in appends],
@@ -762,9 +778,10 @@ class Storage:
             "actions": [a.action for a in appends],
             "created": now,
             "turn_ids": list(turns),
-            "clocks": [json.dumps(t.clock) for t in turns.values()],
-            "deadlines": [t.deadline for t in turns.values()],
-            "to_moves": [t.to_move for t in turns.values()],
+            "has_turns": [t is not None for t in turns.values()],
+            "clocks": [json.dumps(t.clock if t else None) for t in turns.values()],
+            "deadlines": [t.deadline if t else None for t in turns.values()],
+            "to_moves": [t.to_move if t else None for t in turns.values()],
         }
         _one_statement(engine, APPEND_ACTIONS_POSTGRES, params)
 
@@ -799,7 +816,7 @@ class Storage:
         status: str = "finished",
         at: datetime | None = None,
         *,
-        ranks: list[float] | None = None,
+        ranks: Sequence[float] | None = None,
     ) -> tuple[bool, list[Any] | None]:
         """End a match that is running (or open, for expiry) without an action: resigned, aborted,
         claimed, out of time, expired; a rated match's ratings change in the same transaction.
@@ -893,6 +910,14 @@ class Storage:
             )
             s.add(row)
         return row
+
+    def private_matches(self, match_ids: Iterable[str]) -> set[str]:
+        """Which of these matches are private (joined by invite only)."""
+        ids = set(match_ids)
+        if not ids:
+            return set()
+        with self.session() as s:
+            return set(s.scalars(select(MatchRow.id).where(MatchRow.id.in_(ids), MatchRow.private.is_(True))))
 
     def player(self, player_id: str) -> PlayerRow | None:
         with self.session() as s:
@@ -1282,6 +1307,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+class MatchEndedError(RuntimeError):
+    """A match's last move came after the match had ended (another process ended it first)."""
 
 
 class DatabaseInUseError(RuntimeError):

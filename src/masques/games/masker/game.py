@@ -68,7 +68,7 @@ CAPACITY = {2: 18, 3: 12, 4: 9}  # MK-9
 STEP, COMPLETE = "step", "complete"
 
 _SQUARE = re.compile(r"^\s*([a-fA-F])\s*([1-6])\s*$")
-_TAKE = re.compile(r"^\s*take\s+(?:from\s+)?(?:seat\s+)?(\d+)\s*$", re.IGNORECASE)
+_TAKE = re.compile(r"^\s*take\s+(?:from\s+)?(?:seat\s+)?(\d+)\s*$", re.IGNORECASE | re.ASCII)
 
 
 class MaskerGame(Game):
@@ -348,6 +348,10 @@ class MaskerState(State):
 
     def _can_act(self, seat: int) -> bool:
         return not self.eliminated[seat] and not self.at_capacity(seat)
+
+    def is_out(self, seat: int) -> bool:
+        """MK-10: an eliminated player has lost, whoever wins among the others."""
+        return self.eliminated[seat]
 
     # -- turn flow --------------------------------------------------------------------------
     def _start_turn(self, seat: int) -> None:
@@ -669,8 +673,10 @@ class MaskerState(State):
             return STOP
         match = _TAKE.match(text)
         if match:
-            seat = int(match.group(1))
+            digits = match.group(1).lstrip("0") or "0"
+            seat = int(digits) if len(digits) <= 3 else self.game.num_players  # no int() of 5,000 digits
             if seat >= self.game.num_players:
-                raise MalformedActionError(f"no seat {seat} in a {self.game.num_players}-player game", text)
+                shown = digits if len(digits) <= 12 else digits[:12] + "..."
+                raise MalformedActionError(f"no seat {shown} in a {self.game.num_players}-player game", text)
             return TAKE + seat
         return self._square(text, text)
