@@ -583,3 +583,94 @@ def test_serve_help_names_every_kind_of_rate_limit() -> None:
 
     text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "400"}).output
     assert all(kind in text for kind in RATE_DEFAULTS), text
+
+
+@pytest.mark.parametrize("typed", ["²", "9" * 5000, "٣"])
+def test_a_number_python_cannot_read_at_the_prompt_is_refused_and_the_game_goes_on(
+    typed: str, tmp_path: Path, data_home: Path
+) -> None:
+    """'²' passes str.isdigit() but not int(), and int() refuses thousands of digits: the prompt says
+    no and asks again, and the game is saved when it stops."""
+    record = tmp_path / "game.json"
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seed", "1", "--no-layers", "--save", str(record)],
+        input=f"moves\n{typed}\nquit\n",
+    )
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "Traceback" not in result.output and "Game stopped. Record saved to" in result.stdout
+    assert record.is_file()
+
+
+def test_save_at_the_prompt_writes_where_save_was_given_and_reads_a_home_path(
+    tmp_path: Path, data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    chosen = tmp_path / "chosen.json"
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seed", "1", "--no-layers", "--save", str(chosen)],
+        input="save\nsave ~/mine.json\nquit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert f"saved to {chosen}" in result.stdout
+    assert (tmp_path / "home" / "mine.json").is_file() and not (Path.cwd() / "~").exists()
+    assert records_in(data_home) == []  # nothing written in the records folder besides
+
+
+def test_an_unfinished_replay_of_a_game_with_secrets_shows_no_scores(tmp_path: Path) -> None:
+    """A Masker seat's score counts its colour's crosses: beside the public counts by colour, it
+    would tell every seat's colour."""
+    path = tmp_path / "half.json"
+    path.write_text(played_record("masker", {}, 6).dumps(), "utf-8")
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "game unfinished" in result.stdout and "scores" not in result.stdout
+    state, rng = load_game("masker", {}).new_initial_state(1), random.Random(1)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    done = tmp_path / "done.json"
+    done.write_text(GameRecord.of(state).dumps(), "utf-8")
+    assert "scores [" in runner.invoke(app, ["replay", str(done)]).stdout
+
+
+def test_a_terminal_that_hangs_up_stops_the_game_and_saves_it(tmp_path: Path) -> None:
+    """Closing the window (SIGHUP) or a kill (SIGTERM) stops a game as Ctrl-C does: saved."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        record = tmp_path / f"game-{sig.name}.json"
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "masques.cli.main",
+                "play",
+                "masker",
+                "--seed",
+                "1",
+                "--save",
+                str(record),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b"moves\n")
+        process.stdin.flush()
+        deadline = time.monotonic() + 60
+        seen = b""
+        while b"1. " not in seen and time.monotonic() < deadline:  # the listing: it waits for a move now
+            seen += os.read(process.stdout.fileno(), 65536)
+        process.send_signal(sig)
+        out, err = process.communicate(timeout=60)
+        assert b"Traceback" not in err, err
+        assert record.is_file(), (sig.name, out[-500:], err)
+        assert json.loads(record.read_text("utf-8"))["game"] == "masker"

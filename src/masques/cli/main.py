@@ -7,12 +7,14 @@ e.g. Blokus 3D's ``masques solve``); they are mounted here, at the top level, fr
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -119,15 +121,38 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
             check_writable(save)
         except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
             fail(f"--save {save}: cannot write a file there ({_why(exc)})")
-    session = TerminalGame(loaded, seat_kinds, deal, console, console.input, show_layers=layers)
-    finished = session.run() or session.state.is_terminal()
-    path, trouble = _save_at_end(session, save)
-    console.print(
-        Text(("Game over." if finished else "Game stopped.") + f" Record saved to {printable(str(path))}"),
-        soft_wrap=True,
+    session = TerminalGame(
+        loaded, seat_kinds, deal, console, console.input, show_layers=layers, save_path=save
     )
+    with _stops_like_ctrl_c():
+        finished = session.run() or session.state.is_terminal()
+    path, trouble = _save_at_end(session, save)
+    with contextlib.suppress(OSError):  # the terminal may be gone (closed window): the file is written
+        console.print(
+            Text(
+                ("Game over." if finished else "Game stopped.") + f" Record saved to {printable(str(path))}"
+            ),
+            soft_wrap=True,
+        )
     if trouble:
         raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _stops_like_ctrl_c() -> Iterator[None]:
+    """A closed terminal window, a dropped SSH session (SIGHUP) or a kill (SIGTERM) stops the game
+    as Ctrl-C does, so that its record is saved."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    stops = [getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)]
+    before = {sig: signal.signal(sig, interrupt) for sig in stops}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _any_seed() -> bool:
@@ -201,9 +226,10 @@ def replay(
     if not (every or step):
         console.print(render_observation(record.game, final.observation(None)))
     status = "finished" if final.is_terminal() else "unfinished"
-    console.print(
-        Text(f"{record.game}: {len(record.actions)} moves replayed, game {status}; scores {final.scores()}")
-    )
+    # Scores mid-game can give away what the board hides (a Masker seat's score is its colour's
+    # crosses): shown only once the game is over, or for a game that hides nothing.
+    scores = f"; scores {final.scores()}" if final.is_terminal() or not final.game.hidden_information else ""
+    console.print(Text(f"{record.game}: {len(record.actions)} moves replayed, game {status}{scores}"))
 
 
 def _replay_redacted(file: Path, data: dict[str, Any], *, every: bool, step: bool) -> None:

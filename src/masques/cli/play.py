@@ -11,6 +11,7 @@ person typed is printed as typed (no markup).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -33,6 +34,8 @@ from .parts import TerminalPart, terminal_part
 
 HUMAN = "human"
 MAX_LISTED = 80
+HAND_OVER_BLANK_LINES = 200
+"""Blank lines that push a seat's view out of sight where the screen cannot be cleared."""
 
 
 def records_dir() -> Path:
@@ -84,6 +87,8 @@ class TerminalGame:
     ask: Callable[[str], str]
     show_layers: bool = True
     bot_seed: int | None = None
+    save_path: Path | None = None
+    """Where ``save`` without a file writes (``--save``), else this game's file in the records folder."""
     state: State = field(init=False)
     listed: list[int] = field(default_factory=list)
     part: TerminalPart = field(init=False)
@@ -131,7 +136,8 @@ class TerminalGame:
         try:
             return self._play()
         except (EOFError, KeyboardInterrupt):
-            self.console.print()
+            with contextlib.suppress(OSError):  # a closed terminal: the game is still saved
+                self.console.print()
             return False
 
     def _play(self) -> bool:
@@ -152,10 +158,10 @@ class TerminalGame:
                 )
             else:
                 if hidden and len(self.humans) > 1 and last_human != seat:
-                    self.console.clear()
-                    if self.console.is_terminal:  # also wipe the scrollback: it holds the last view
-                        self.console.file.write("\x1b[3J")
-                    self.ask(f"Seat {seat}: take the keyboard and press Enter (others look away) ")
+                    self.hide_screen()
+                    answer = self.ask(f"Seat {seat}: take the keyboard and press Enter (others look away) ")
+                    if answer.strip().lower() in ("quit", "q", "exit"):
+                        return False  # before this seat's view is drawn for whoever typed it
                 last_human = seat
                 self.show(seat)
                 chosen = self.prompt(seat)
@@ -167,6 +173,17 @@ class TerminalGame:
         self.show(self._viewer() if hidden else None)
         self.say(result_line(self.state))
         return True
+
+    def hide_screen(self) -> None:
+        """Take the last seat's view off the screen before the hand-over.  A terminal that cannot
+        be cleared (a dumb one, output through a pipe) gets a screenful of blank lines and more, so
+        that the view is at least scrolled out of sight."""
+        if self.console.is_terminal and not self.console.is_dumb_terminal:
+            self.console.clear()
+            self.console.file.write("\x1b[3J")  # also wipe the scrollback: it holds the last view
+        else:
+            self.console.file.write("\n" * HAND_OVER_BLANK_LINES)
+            self.console.file.flush()
 
     def show(self, seat: int | None) -> None:
         obs = self.state.observation(seat)
@@ -224,7 +241,8 @@ class TerminalGame:
             try:
                 line = self.ask(f"seat {seat} move (help for commands): ").strip()
             except (EOFError, KeyboardInterrupt):
-                self.console.print()
+                with contextlib.suppress(OSError):
+                    self.console.print()
                 return None
             if not line:
                 continue
@@ -245,7 +263,7 @@ class TerminalGame:
                 self.show(seat)
             elif word == "save":
                 self.save_now(rest.strip())
-            elif line.isdigit() and self.listed and 1 <= int(line) <= len(self.listed):
+            elif _listed_number(line) and self.listed and 1 <= int(line) <= len(self.listed):
                 return self.listed[int(line) - 1]
             else:
                 try:
@@ -263,13 +281,22 @@ class TerminalGame:
     def save_now(self, where: str) -> None:
         """The ``save [FILE]`` command: a file that cannot be written is said, and the game goes on."""
         try:
-            path = save_record(self.record(), Path(where) if where else self.record_path())
+            path = save_record(
+                self.record(),
+                Path(where).expanduser() if where else (self.save_path or self.record_path()),
+            )
         except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
             problem = reason(exc) if isinstance(exc, OSError) else str(exc)
             target = repr(where) if where else "the records folder"
             self.say(f"cannot save to {target}: {problem}; the game goes on", style="red")
             return
         self.say(f"saved to {path}")
+
+
+def _listed_number(line: str) -> bool:
+    """A number a listing could give (ASCII digits, a few of them): '²' passes ``isdigit`` but not
+    ``int``, and Python refuses to convert numbers of thousands of digits."""
+    return line.isascii() and line.isdigit() and len(line) <= 6
 
 
 def _group(move_text: str) -> str:

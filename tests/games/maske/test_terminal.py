@@ -511,3 +511,14 @@ def test_hole_examples_are_legal_holes_never_the_centre() -> None:
         if min(found.values()) >= 3:
             break
     assert min(found.values()) >= 3, found
+
+
+def test_ms_9_a_step_of_another_seats_stick_says_whose_it_is() -> None:
+    state = new_state(players=3, seed=2)
+    assert play_until(state, random.Random(3), lambda s: s.phase == "action")
+    seat = state.current_player
+    other = (seat + 1) % 3
+    why = state.why_illegal(STEP + 4 * (2 * other))
+    assert (
+        why == f"stick {2 * other} is seat {other}'s: yours are sticks {2 * seat} and {2 * seat + 1} (MS-9)"
+    )

@@ -16,7 +16,7 @@ from rich.style import Style
 from typer.testing import CliRunner
 
 from masques.cli.main import app
-from masques.engine import load_game
+from masques.engine import MalformedActionError, load_game
 from masques.games.masker import terminal
 from masques.games.masker.game import STOP, MaskerState
 
@@ -325,3 +325,38 @@ def test_black_crosses_are_visible_on_a_dark_terminal() -> None:
         style = Style.parse(style_text)
         assert style.bgcolor is not None and style.bgcolor.name != "black"
         assert style.color is not None and style.color.name in ("white", "bright_white")
+
+
+def test_hot_seat_output_that_cannot_be_cleared_scrolls_each_view_out_of_sight() -> None:
+    """Through a pipe (or on a dumb terminal) the screen cannot be cleared: a screenful of blank
+    lines and more comes between a seat's view and the next hand-over prompt (MK-15)."""
+    script, _ = hot_seat_script(1, turns=3)
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seats", "human,human", "--seed", "1"],
+        input=script,
+        env={"MASQUES_ANY_SEED": "1"},
+    )
+    assert result.exit_code == 0, result.output
+    before_prompts = re.findall(r"(\n*)Seat \d: take the keyboard", result.stdout)
+    assert len(before_prompts) >= 3 and all(len(gap) >= 100 for gap in before_prompts)
+
+
+def test_quit_at_the_hand_over_stops_before_the_next_seat_is_shown() -> None:
+    """Whoever types quit at "take the keyboard" does not get the next seat's colour drawn (MK-15)."""
+    result = runner.invoke(
+        app,
+        ["play", "masker", "--seats", "human,human", "--seed", "1", "--no-layers"],
+        input="quit\n",
+        env={"MASQUES_ANY_SEED": "1"},
+    )
+    assert result.exit_code == 0, result.output
+    assert KEYBOARD in result.stdout and "Game stopped" in result.stdout
+    assert not YOUR_COLOUR.search(result.stdout)
+
+
+@pytest.mark.parametrize("text", ["take " + "9" * 5000, "take 99999", "take ²"])
+def test_a_take_of_a_seat_number_too_long_is_a_malformed_move(text: str) -> None:
+    state = new_state(seed=1)
+    with pytest.raises(MalformedActionError):
+        state.action_from_str(text)

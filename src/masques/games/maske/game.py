@@ -391,12 +391,19 @@ class MaskeState(State):
         if phase == LAY:
             return "lay the mask: choose its orientation (MS-8)"
         if phase == AUCTION and self.game.options["auction"] == "open":
-            return "raise above the current bid with points you hold, or pass (MS-11a)"
+            return (
+                "raise above the current bid with points you hold, or pass with 'drop': you may bid "
+                "again later (MS-11a)"
+            )
         if phase == AUCTION:
             return "raise above the current bid with points you hold, or drop out (MS-11)"
         if phase == EFFECT:
             return "carry out the card you bought (MS-12)"
         if STEP <= action < PASS:
+            stick, seat = (action - STEP) // 4, self.current_player
+            if stick // 2 != seat:
+                mine = " and ".join(map(str, self.own(seat)))
+                return f"stick {stick} is seat {stick // 2}'s: yours are sticks {mine} (MS-9)"
             return "that step is blocked, off the plate, onto the centre, or not paid for (MS-9, MS-10)"
         return "choose pass, a step, or draw (MS-9)" if phase == ACTION else "step on, or done"
 

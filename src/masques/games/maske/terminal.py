@@ -490,7 +490,8 @@ TERMINAL = TerminalPart(
     move_help=(
         "Enter a move: a hole (c4) to place or jump a stick, 'step STICK DIRECTION'",
         "(e.g. step 2 up; up/right/down/left; seat s owns sticks 2s and 2s+1), 'pass',",
-        "'draw', 'done' (end a move or free steps), 'bid N' or 'drop' in an auction,",
+        "'draw', 'done' (end a move or free steps), 'bid N' or 'drop' in an auction",
+        "(in the open auction, 'drop' passes and you may bid again),",
         "'lay N' (lay the mask N quarter turns clockwise), 'turn cw|ccw', 'stick N',",
         "'player N', or the number of a move from the last listing.",
     ),
