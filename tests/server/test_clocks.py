@@ -79,6 +79,22 @@ def test_a_live_move_costs_its_time_and_earns_the_increment() -> None:
     assert clock["remaining"] == [52.5, 60.0]
 
 
+def test_a_turn_of_several_actions_earns_one_increment() -> None:
+    """A Masker turn is up to three steps and a stop, a Maske paid move several steps: the time of
+    each action is counted, and the increment is earned once, with the action that ends the turn."""
+    live = clocks.control({"kind": "fischer", "base": 60, "increment": 10}, turn_seconds=0) or {}
+    clock = clocks.start(live, 2, "lose", now=0.0)
+    for now in (1.0, 2.0):  # two steps, the turn goes on
+        clock = clocks.after_move(clock, 0, [True, True], now=now, turn_over=False)
+    clock = clocks.after_move(clock, 0, [True, True], now=3.0)  # the stop: the turn is over
+    assert clock["remaining"] == [67.0, 60.0] and clock["turn_started"] == 3.0
+    days = clocks.control({"kind": "correspondence", "days": 1}, turn_seconds=0) or {}
+    clock = clocks.start(days, 2, "bot", now=0.0)
+    clock = clocks.after_move(clock, 0, [True, True], now=3600.0, turn_over=False)
+    assert clock["remaining"] == [DAY - 3600.0, DAY]  # not a fresh day for each step
+    assert clocks.after_move(clock, 0, [True, True], now=7200.0)["remaining"] == [DAY, DAY]
+
+
 def test_a_correspondence_move_has_its_days_again() -> None:
     control = clocks.control({"kind": "correspondence", "days": 1}, turn_seconds=0) or {}
     clock = clocks.start(control, 3, "bot", now=0.0)
@@ -149,7 +165,16 @@ def test_a_live_clock_counts_each_move_and_the_seat_at_zero_loses(timed: Any, cl
         conn.act(state["legal"][0]["id"], state["version"])
         moved = conn.wait_version(1)
         after, to_move = moved["match"]["clock"], moved["to_move"]
-        assert after["remaining"][first] == pytest.approx(55.0)  # 60 - 10 + 5
+        spent = 10.0
+        while to_move == first:  # a Masker turn of several steps: the increment comes at its end
+            assert after["remaining"][first] == pytest.approx(60.0 - spent)
+            clock.t += 1
+            spent += 1
+            stop = next((a["id"] for a in moved["legal"] if a["label"] == "stop"), moved["legal"][0]["id"])
+            conn.act(stop, moved["version"])
+            moved = conn.wait_version(moved["version"] + 1)
+            after, to_move = moved["match"]["clock"], moved["to_move"]
+        assert after["remaining"][first] == pytest.approx(60.0 - spent + 5)  # one increment a turn
         assert after["running"] == to_move
         assert after["deadline"] == pytest.approx(clock.t + after["remaining"][to_move])
         clock.t = after["deadline"] + 1
@@ -157,6 +182,8 @@ def test_a_live_clock_counts_each_move_and_the_seat_at_zero_loses(timed: Any, cl
         assert ended["end"]["reason"] == "time" and ended["end"]["seats"] == [to_move]
         assert ended["end"]["winners"] == [1 - to_move]
         assert ended["clock"]["running"] is None and ended["clock"]["deadline"] is None
+        assert ended["clock"]["remaining"][to_move] == 0.0  # the seat that lost on time has none left
+        assert ended["clock"]["remaining"][first] == pytest.approx(after["remaining"][first])
         conn.close()
 
 

@@ -421,3 +421,30 @@ def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Pat
             assert match.end == {"reason": "claimed", "seats": [1, 3], "winners": [0, 2]}
 
     asyncio.run(scenario())
+
+
+def test_a_turn_clock_is_not_started_again_when_another_seat_goes_to_a_bot(tmp_path: Path) -> None:
+    """The per-turn clock runs for one turn: handing an absent player's seat to a bot meanwhile
+    (or anything else that looks at the bots) leaves the deadline of the player to move as it was."""
+    import asyncio
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3, turn_seconds=60)
+            for seat in range(3):
+                await registry.join(match, f"p{seat}", seat)
+            mover = match.state.current_player
+            for _ in range(100):  # the bots' task starts the clock of the person to move
+                if match.turn_deadline is not None:
+                    break
+                await asyncio.sleep(0.01)
+            deadline = match.turn_deadline
+            assert deadline is not None
+            await asyncio.sleep(0.05)
+            other = next(s for s in range(3) if s != mover)
+            match.seats[other].away_since = match.now() - 10 * match.grace_seconds
+            await registry.hand_to_bot(match, mover, other)
+            assert match.seats[other].kind != "human" and match.state.current_player == mover
+            assert match.turn_deadline == deadline
+
+    asyncio.run(scenario())

@@ -575,3 +575,25 @@ def test_a_match_ended_elsewhere_takes_no_more_moves_and_is_rated_once(
         assert storage.log(running_id) == [(0, 4)]
     finally:
         storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_time_out_decided_before_a_move_committed_elsewhere_ends_nothing(
+    tmp_path: Path, backend: str
+) -> None:
+    """A process that has not yet heard of another's move would flag a seat that moved in time:
+    the end it writes holds the version it saw, and a match that has moved on is left running."""
+    from masques.server.storage import Append, NewMatch, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        storage.create_match(NewMatch("00000000000000f1", "masker", "1", {}, 5, [], status="running"))
+        storage.append_actions([Append("00000000000000f1", 0, 0, 3, Turn(1))])  # in time, elsewhere
+        flagged = {"reason": "time", "seats": [0], "winners": [1]}
+        assert storage.end_match("00000000000000f1", flagged, version=0) == (False, None)
+        row = storage.match("00000000000000f1")
+        assert row is not None and (row.status, row.end) == ("running", None)
+        assert storage.end_match("00000000000000f1", flagged, version=1)[0]  # at the version it saw
+    finally:
+        storage.dispose()

@@ -76,16 +76,32 @@ def start(config: dict[str, Any], seats: int, at_zero: str, now: float) -> dict[
     return {**config, "at_zero": at_zero, "remaining": [per_move(config)] * seats, "turn_started": now}
 
 
-def after_move(clock: dict[str, Any], seat: int, people: list[bool], now: float) -> dict[str, Any]:
-    """The clock once ``seat`` has moved at ``now``: a person's live time loses what the move took
-    and gains the increment; a correspondence move's time starts again; the next turn starts now."""
+def after_move(
+    clock: dict[str, Any], seat: int, people: list[bool], now: float, *, turn_over: bool = True
+) -> dict[str, Any]:
+    """The clock once ``seat`` has made an action at ``now``: a person's live time loses what the
+    action took.  Only an action that ends the seat's turn (``turn_over``; a Masker turn or a Maske
+    paid move is several actions) earns the increment, or starts a correspondence move's days
+    again.  Time is counted from ``now`` on either way."""
     remaining = list(clock["remaining"])
     if people[seat]:
+        spent = max(0.0, now - clock["turn_started"])
         if clock["kind"] == FISCHER:
-            spent = max(0.0, now - clock["turn_started"])
-            remaining[seat] = max(0.0, remaining[seat] - spent) + clock["increment"]
-        else:
+            remaining[seat] = max(0.0, remaining[seat] - spent) + (clock["increment"] if turn_over else 0)
+        elif turn_over:
             remaining[seat] = per_move(clock)
+        else:
+            remaining[seat] = max(0.0, remaining[seat] - spent)
+    return {**clock, "remaining": remaining, "turn_started": now}
+
+
+def stopped(clock: dict[str, Any], to_move: int | None, people: list[bool], now: float) -> dict[str, Any]:
+    """The clock of a match that ends without a move (time, resignation, claim): the seat whose time
+    ran is charged what it used, so a seat that lost on time shows none left."""
+    if "remaining" not in clock or to_move is None or to_move < 0 or not people[to_move]:
+        return clock
+    remaining = list(clock["remaining"])
+    remaining[to_move] = max(0.0, remaining[to_move] - max(0.0, now - clock["turn_started"]))
     return {**clock, "remaining": remaining, "turn_started": now}
 
 

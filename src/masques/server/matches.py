@@ -241,6 +241,7 @@ class LiveMatch:
     rematch_of: str | None = None
     turn_seconds: int = 0  # per-turn clock for humans; 0 = none
     turn_deadline: float | None = None  # wall-clock time (epoch s) the current human turn ends
+    turn_clock_for: tuple[int, int] | None = None  # the (version, seat) whose turn that deadline ends
     secret: str | None = None  # hex; the bots' randomness and join tokens derive from it
     chance: int = 1  # the chance generator's version of the game's seed
     seeded: bool = False  # the creator chose the seed (practice matches only)
@@ -1233,7 +1234,8 @@ class Registry:
         now = datetime.now(UTC)
         clock = match.clock
         if clock is not None:
-            clock = clocks.after_move(clock, seat, match.playing, self.now())
+            turn_over = trial.is_terminal() or trial.current_player != seat
+            clock = clocks.after_move(clock, seat, match.playing, self.now(), turn_over=turn_over)
         to_move = None if trial.is_terminal() else trial.current_player
         deadline = None if status else clocks.deadline(clock, to_move, match.playing)
         turn = Turn(to_move, clock, deadline)
@@ -1478,20 +1480,38 @@ class Registry:
             self._arm(match)
         log.info("match %s: seat %s %s and goes to the %s bot", match.id, seat, why, level)
 
-    async def _end(self, match: LiveMatch, end: dict[str, Any], not_running: str) -> None:
-        """End the match without its last move; a rated match rates it (no one wins an aborted one)."""
+    async def _end(
+        self, match: LiveMatch, end: dict[str, Any], not_running: str, *, if_at: int | None = None
+    ) -> None:
+        """End the match without its last move; a rated match rates it (no one wins an aborted one).
+        ``if_at``: only if the match is still at that version in storage (a time-out: another
+        process may have committed a move in time that this one has not heard of yet)."""
         ranks = None if end["reason"] == "aborted" else ranks_from_winners(len(match.seats), end["winners"])
         async with match.lock:
             if match.status != "running":
                 raise ServerError(409, "not_running", not_running or "the match is not being played")
             now = datetime.now(UTC)
-            finish = partial(self.storage.end_match, match.id, end, "finished", now, ranks=ranks)
+            charged = None
+            if match.clock is not None:
+                charged = clocks.stopped(match.clock, match.to_move, match.playing, self.now())
+            finish = partial(
+                self.storage.end_match,
+                match.id,
+                end,
+                "finished",
+                now,
+                ranks=ranks,
+                clock=charged,
+                version=if_at,
+            )
             done, ratings = await self._write(finish)
             if not done:
                 await self._catch_up(match)
                 raise ServerError(409, "not_running", "the match has just ended")
             match.status, match.end, match.finished, match.ratings = "finished", end, now, ratings
             match.deadline = None
+            if charged is not None:
+                match.clock = charged
             self._finished(match)
         await self._changed(match)
 
@@ -1853,13 +1873,17 @@ class Registry:
         if match.seats[seat].kind != HUMAN:
             match.turn_deadline = None
             return
+        running = match.clock_task is not None and not match.clock_task.done()
+        if running and match.turn_deadline is not None and match.turn_clock_for == (match.version, seat):
+            return  # this turn's clock runs already: a bot taking another seat does not reset it
         match.turn_deadline = self.now() + match.turn_seconds
+        match.turn_clock_for = (match.version, seat)
         if match.clock_task is not None:
             match.clock_task.cancel()
         match.clock_task = asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
 
     async def _clock(self, match: LiveMatch, version: int, seat: int) -> None:
-        await asyncio.sleep(match.turn_seconds)
+        await asyncio.sleep(max(0.0, (match.turn_deadline or self.now()) - self.now()))
         if match.version != version or match.status != "running":
             return  # the player moved in time
         action = await self._decide(match, seat, "greedy", "clock")
@@ -1906,15 +1930,18 @@ class Registry:
         """If the person to move has run out of time: they lose (the match ends, reason ``time``), or a
         bot takes their seat and plays on, as the match chose.  True if it happened."""
         async with match.lock:
+            if self.fanout is not None and self._out_of_time(match):
+                await self._catch_up(match)  # a move another process committed in time, not heard of yet
             if not self._out_of_time(match) or match.clock is None:
                 return False
-            seat = match.state.current_player
+            seat, version = match.state.current_player, match.version
             lose = match.clock["at_zero"] == "lose"
             if not lose:
                 await self._to_bot(match, seat, why="ran out of time")
         if lose:
             try:
-                await self._end(match, ended(match.game, "time", [seat], out_seats(match.state)), "")
+                end = ended(match.game, "time", [seat], out_seats(match.state))
+                await self._end(match, end, "", if_at=version)
             except ServerError:
                 return False  # another process ended it first
         else:

@@ -817,6 +817,8 @@ class Storage:
         at: datetime | None = None,
         *,
         ranks: Sequence[float] | None = None,
+        clock: dict[str, Any] | None = None,
+        version: int | None = None,
     ) -> tuple[bool, list[Any] | None]:
         """End a match that is running (or open, for expiry) without an action: resigned, aborted,
         claimed, out of time, expired; a rated match's ratings change in the same transaction.
@@ -825,8 +827,14 @@ class Storage:
             row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
             if row is None or row.status in ("finished", "expired"):
                 return False, None
+            if version is not None and version != s.scalar(
+                select(func.count()).select_from(ActionRow).where(ActionRow.match_id == match_id)
+            ):
+                return False, None  # a move came meanwhile (another process): the end was for before it
             row.status, row.end, row.finished = status, end, at or _now()
             row.deadline = None
+            if clock is not None:  # the running seat charged what it used
+                row.clock = clock
             if ranks is not None and row.rated and status == "finished":
                 row.ratings = _rate(s, row, ranks, row.finished)
             return True, row.ratings
