@@ -610,11 +610,12 @@ def test_save_at_the_prompt_writes_where_save_was_given_and_reads_a_home_path(
     result = runner.invoke(
         app,
         ["play", "masker", "--seed", "1", "--no-layers", "--save", str(chosen)],
-        input="save\nsave ~/mine.json\nquit\n",
+        input="save\nsave ~/mine.json\nsave ~nosuchuser_q7/x.json\nquit\n",
     )
     assert result.exit_code == 0, result.output
     assert f"saved to {chosen}" in result.stdout
     assert (tmp_path / "home" / "mine.json").is_file() and not (Path.cwd() / "~").exists()
+    assert "cannot save to '~nosuchuser_q7/x.json'" in result.stdout  # said, and the game went on
     assert records_in(data_home) == []  # nothing written in the records folder besides
 
 

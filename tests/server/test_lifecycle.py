@@ -444,6 +444,7 @@ def test_a_turn_clock_is_not_started_again_when_another_seat_goes_to_a_bot(tmp_p
             other = next(s for s in range(3) if s != mover)
             match.seats[other].away_since = match.now() - 10 * match.grace_seconds
             await registry.hand_to_bot(match, mover, other)
+            await asyncio.sleep(0.2)  # the bots' task it schedules has looked at the turn
             assert match.seats[other].kind != "human" and match.state.current_player == mover
             assert match.turn_deadline == deadline
 

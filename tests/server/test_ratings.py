@@ -199,6 +199,7 @@ def test_a_bot_in_a_rated_match_enters_at_its_arena_rating_and_a_resignation_is_
         expected = openskill_after([(25.0, 25 / 3), (start.mu, start.sigma)], [1.0, 0.0])
         assert final["ratings"][0]["after"]["mu"] == pytest.approx(expected[0][0], abs=1e-3)
         assert final["ratings"][0]["change"] < 0 < final["ratings"][1]["change"]
+        assert final["ratings"][1]["after"]["provisional"] is False  # the bot's rests on the arena's games
         stored = rating_of(ann, player_id, "masker", "two-player")
         assert stored is not None and stored["mu"] == pytest.approx(expected[0][0], abs=1e-3)
 

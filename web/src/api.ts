@@ -94,7 +94,7 @@ export interface Leaderboard {
 
 /** One rated match of a player's history: the rating after it, and its change. */
 export interface RatingPoint {
-  match: string;
+  match: string | null; // null: a private match, named to its player alone
   at: string;
   rating: number;
   mu: number;

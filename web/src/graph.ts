@@ -138,7 +138,7 @@ export function ratingGraph(history: RatingPoint[], label: string, point: (p: Ra
       index: i + 1,
       className: p.change < 0 ? "dot down" : "dot up",
       title: point(p),
-      attrs: { "data-match": p.match },
+      attrs: (p.match === null ? {} : { "data-match": p.match }) as Record<string, string | number>, // a private match is not named
     })),
   });
 }

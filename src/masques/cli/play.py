@@ -285,7 +285,7 @@ class TerminalGame:
                 self.record(),
                 Path(where).expanduser() if where else (self.save_path or self.record_path()),
             )
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL in the name; ~nosuchuser
             problem = reason(exc) if isinstance(exc, OSError) else str(exc)
             target = repr(where) if where else "the records folder"
             self.say(f"cannot save to {target}: {problem}; the game goes on", style="red")

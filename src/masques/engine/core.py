@@ -419,6 +419,12 @@ class State(ABC):
     def winners(self) -> list[int]:
         """The seats that share the win (empty before the end)."""
 
+    def mid_turn(self) -> bool:
+        """Whether the seat to move is in the middle of a turn it has begun (a Masker turn of up to
+        three steps, a Maske paid move of several steps), rather than at the start of a turn: a
+        clock's increment comes once a turn.  By default every action is a whole turn."""
+        return False
+
     def is_out(self, seat: int) -> bool:
         """Whether ``seat`` has lost already while the others play on (a Masker player whose colour
         left the board, MK-10): a match that ends early counts it among the losers, and its leaving

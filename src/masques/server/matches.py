@@ -34,7 +34,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ..ai import make_bot
 from ..ai.arena import ranks_from_returns  # a site rates a game as the arena does
@@ -649,7 +649,7 @@ class GroupCommit:
             return
         try:
             self.storage.append_actions([move for move, _ in batch])
-        except (IntegrityError, MatchEndedError):  # a version taken, a match ended: which? the rest go
+        except (IntegrityError, MatchEndedError, OperationalError):  # a version taken, a match ended: which?
             for move, done in batch:
                 try:
                     self.storage.append_actions([move])
@@ -1234,7 +1234,7 @@ class Registry:
         now = datetime.now(UTC)
         clock = match.clock
         if clock is not None:
-            turn_over = trial.is_terminal() or trial.current_player != seat
+            turn_over = trial.is_terminal() or trial.current_player != seat or not trial.mid_turn()
             clock = clocks.after_move(clock, seat, match.playing, self.now(), turn_over=turn_over)
         to_move = None if trial.is_terminal() else trial.current_player
         deadline = None if status else clocks.deadline(clock, to_move, match.playing)

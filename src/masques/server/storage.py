@@ -286,7 +286,7 @@ WITH turned AS (
         %(turn_ids)s::varchar[], %(has_turns)s::bool[], %(clocks)s::text[], %(deadlines)s::float8[],
         %(to_moves)s::int[]
     ) AS t(id, has_turn, clock, deadline, to_move)
-    WHERE matches.id = t.id AND matches.status = 'running'
+    WHERE matches.id = t.id AND matches.status NOT IN ('finished', 'expired')
     RETURNING matches.id
 )
 INSERT INTO actions (match_id, number, seat, action, created)
@@ -295,7 +295,7 @@ FROM unnest(%(match_ids)s::varchar[], %(numbers)s::int[], %(seats)s::int[], %(ac
     AS x(m, n, s, a)
 """
 """A batch of moves on PostgreSQL: their matches' turns set and the actions inserted, in one
-statement.  Only a match still running takes its turn (the UPDATE waits for the row's lock and
+statement.  Only a match that has not ended takes its turn (the UPDATE waits for the row's lock and
 reads its status again), and a move of a match that another process ended meanwhile gets no action,
 which the NOT NULL column refuses: the whole batch fails, as when a version is taken."""
 
@@ -310,7 +310,7 @@ WITH ended AS (
         status = %(status)s,
         "end" = CASE WHEN %(has_end)s THEN %(end)s::json ELSE "end" END,
         finished = CASE WHEN %(has_end)s THEN %(finished)s::timestamptz ELSE finished END
-    WHERE id = %(match_id)s AND NOT rated AND status = 'running'
+    WHERE id = %(match_id)s AND NOT rated AND status NOT IN ('finished', 'expired')
     RETURNING id
 )
 INSERT INTO actions (match_id, number, seat, action, created)
@@ -466,11 +466,21 @@ def _rate(s: Session, row: MatchRow, ranks: Sequence[float], at: datetime) -> li
                 at=at,
             )
         )
+
+    def shown(key: str, skill: Skill) -> dict[str, Any]:
+        out = skill.to_json()
+        if is_bot(key):  # its rating rests on the arena's games, not only the few here
+            out["provisional"] = False
+        return out
+
     return [
-        {"before": b.to_json(), "after": after[key].to_json(), "change": round(after[key].mu - b.mu, 3)}
+        {"before": shown(key, b), "after": shown(key, after[key]), "change": round(after[key].mu - b.mu, 3)}
         for key, b in zip(keys, before, strict=True)
     ]
 
+
+ENDED = ("finished", "expired")
+"""A match in these states takes no more actions (another process may have ended it meanwhile)."""
 
 LOCK_TIMEOUT_SECONDS = 10.0
 """The longest a PostgreSQL statement of the server waits for a lock before it fails."""
@@ -707,7 +717,7 @@ class Storage:
             return None
         with self.session() as s:
             row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
-            if row is None or row.status != "running":
+            if row is None or row.status in ENDED:
                 raise MatchEndedError(match_id)
             s.add(ActionRow(match_id=match_id, number=number, seat=seat, action=action))
             if turn is not None:
@@ -737,7 +747,7 @@ class Storage:
         with self.engine.begin() as connection:
             ended = connection.execute(
                 select(_MATCHES.c.id).where(
-                    _MATCHES.c.id.in_({a.match_id for a in appends}), _MATCHES.c.status != "running"
+                    _MATCHES.c.id.in_({a.match_id for a in appends}), _MATCHES.c.status.in_(ENDED)
                 )
             ).first()
             if ended is not None:
@@ -766,7 +776,10 @@ class Storage:
 
     @staticmethod
     def _append_actions_at_once(engine: Engine, appends: list[Append], now: datetime) -> None:
-        """PostgreSQL: the moves and their matches' turns in one statement (atomic on its own)."""
+        """PostgreSQL: the moves and their matches' turns in one statement (atomic on its own).  The
+        matches go in the order of their ids, so two processes' batches lock shared rows in one
+        order and cannot deadlock."""
+        appends = sorted(appends, key=lambda a: (a.match_id, a.number))
         turns: dict[str, Turn | None] = {}  # every match of the batch, with its last turn
         for a in appends:
             if a.turn is not None or a.match_id not in turns:

@@ -1621,3 +1621,18 @@ def test_a_serialised_state_is_a_snapshot_not_a_handle() -> None:
         snapshot["auction"][key] = None
     snapshot["options"]["players"] = 4
     assert state.current_player == mover and json.dumps(state.serialize(), sort_keys=True) == before
+
+
+def test_ms_9_a_paid_move_is_one_turn_until_done() -> None:
+    """``mid_turn`` (the clocks' increment comes once a turn): true in a paid move after its first
+    step and while a card's choices go on; false at the start of every other decision."""
+    from masques.engine import load_game
+
+    state = load_game("maske", {"players": 3}).new_initial_state(4)
+    rng = random.Random(4)
+    seen = set()
+    while not state.is_terminal():
+        assert state.mid_turn() == (state.phase in ("moving", "effect"))
+        seen.add(state.phase)
+        state.apply(rng.choice(state.legal_actions()))
+    assert {"moving", "action", "auction"} <= seen

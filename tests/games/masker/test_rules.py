@@ -1415,3 +1415,25 @@ def test_notation_mk_5_squares_stop_and_mk_11_takes_round_trip() -> None:
     three_d = build(2, MK14_BOARD, [R, Y])
     assert three_d.action_from_str("c3") == 8
     assert [three_d.action_to_str(a) for a in range(9)] == [f"{f}{r}" for r in "123" for f in "abc"]
+
+
+def test_mk_6_a_turn_is_begun_after_a_step_and_over_after_stop_or_the_third_step() -> None:
+    """``mid_turn`` (the clocks' increment comes once a turn): true while the seat to move has
+    stepped this turn, false at the start of every turn, through whole random games."""
+    from masques.engine import load_game
+
+    for players in (2, 3, 4):
+        state = load_game("masker", {"players": players}).new_initial_state(players)
+        rng = random.Random(players)
+        assert not state.mid_turn()
+        while not state.is_terminal():
+            seat, steps = state.current_player, state.observation(None)["steps_this_turn"]
+            action = rng.choice(state.legal_actions())
+            state.apply(action)
+            if state.is_terminal():
+                break
+            now = state.observation(None)
+            if now["phase"] == "step":
+                assert state.mid_turn() == (now["steps_this_turn"] > 0), (seat, steps, action)
+            else:  # MK-11: the self-eliminated player's choices finish their turn
+                assert state.mid_turn()

@@ -319,6 +319,10 @@ class MaskeState(State):
             return TERMINAL
         return self.actor  # set-up
 
+    def mid_turn(self) -> bool:
+        """MS-9: a paid move goes on step by step until done; MS-12: a card's choices are one turn."""
+        return self.phase in (MOVING, EFFECT)
+
     def is_terminal(self) -> bool:
         return self.phase == OVER
 

@@ -349,6 +349,11 @@ class MaskerState(State):
     def _can_act(self, seat: int) -> bool:
         return not self.eliminated[seat] and not self.at_capacity(seat)
 
+    def mid_turn(self) -> bool:
+        """MK-6: after a step the turn goes on (up to three steps, or stop); MK-11: a completion's
+        choices belong to the turn that eliminated."""
+        return self.phase == COMPLETE or (self.phase == STEP and self.steps > 0)
+
     def is_out(self, seat: int) -> bool:
         """MK-10: an eliminated player has lost, whoever wins among the others."""
         return self.eliminated[seat]
