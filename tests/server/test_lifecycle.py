@@ -384,6 +384,7 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
                 )
             out = next(s for s in range(3) if match.state.is_out(s))
             rest = [s for s in range(3) if s != out]
+            assert [seat["out"] for seat in match.summary()["seats"]] == [s == out for s in range(3)]
             with pytest.raises(ServerError) as refused:
                 await registry.resign(match, out)
             assert refused.value.code == "already_out" and match.status == "running"
@@ -412,6 +413,7 @@ def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Pat
             match = await registry.create("masker", {"players": 4}, ["human"] * 4)
             for seat in range(4):
                 await registry.join(match, f"p{seat}", seat)
+            assert [seat["team"] for seat in match.summary()["seats"]] == [0, 1, 0, 1]
             match.seats[2].away_since = match.now() - 10 * match.grace_seconds  # seat 0's partner
             with pytest.raises(ServerError) as refused:
                 await registry.claim(match, 0)

@@ -631,7 +631,12 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       confirmResign = false;
       return;
     }
-    if (confirmResign) {
+    const myInfo = summary.seats.find((info) => info.seat === me);
+    if (myInfo?.out) {
+      // Out of the game already (a Masker colour gone): nothing to resign, the others play on.
+      confirmResign = false;
+      lifecycle.append(h("span", { class: "hint", "data-testid": "out-of-game" }, app.t("err_already_out")));
+    } else if (confirmResign) {
       lifecycle.append(
         h(
           "div",
@@ -698,8 +703,11 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     // Other humans away: after the grace period their seat can go to a bot, or the match be claimed.
     const now = Date.now() / 1000;
     const grace = summary.grace_seconds;
-    const others = summary.seats.filter((info) => info.seat !== me && info.kind === "human" && info.taken);
+    const others = summary.seats.filter((info) => info.seat !== me && info.kind === "human" && info.taken && !info.out);
     const gone = others.filter((info) => abandoned(info, grace, now));
+    // A claim needs an absent opponent: an absent partner's seat can only go to a bot.
+    const myTeam = myInfo?.team ?? me;
+    const opponentsGone = gone.filter((info) => (info.team ?? info.seat) !== myTeam);
     for (const info of gone) {
       lifecycle.append(
         h(
@@ -720,7 +728,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         ),
       );
     }
-    if (gone.length > 0) {
+    if (opponentsGone.length > 0) {
       lifecycle.append(
         h(
           "button",

@@ -409,6 +409,8 @@ class LiveMatch:
                     "away_since": s.away_since if i not in connected and self.status == "running" else None,
                     "abandoned": i not in connected and self.abandoned(i, now),
                     "person": s.person,
+                    "team": self.game.team_of(i),  # partners win and lose together (MK-3)
+                    "out": self.state.is_out(i),  # lost already while the others play on (MK-10)
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -2201,8 +2203,11 @@ def row_summary(
 ) -> dict[str, Any]:
     """A lobby entry from storage alone, as :meth:`LiveMatch.summary` writes it (nobody connected;
     ``kinds``: the kind of each player seated)."""
+    team_of: Callable[[int], int] = int  # every seat its own team, for a game this build lacks
     try:
         title = game_class(row.game).title
+        if game_class(row.game).team_of is not Game.team_of:  # a game with teams (building one costs)
+            team_of = game_class(row.game)(row.options).team_of
     except EngineError:
         title = row.game
     return {
@@ -2238,6 +2243,8 @@ def row_summary(
                 "away_since": None,
                 "abandoned": False,
                 "person": s.token_hash is not None or s.player_id is not None,
+                "team": team_of(s.seat),
+                "out": False,  # a listing does not replay the game (a live match's summary says)
             }
             for s in seats
         ],

@@ -36,6 +36,10 @@ export interface SeatSummary {
   abandoned?: boolean;
   /** A person holds the seat (even if a bot plays it for them now): they answer the rematch. */
   person?: boolean;
+  /** The seat's team: partners (Masker with 4 players) win and lose together. */
+  team?: number;
+  /** Lost already while the others play on (a Masker colour gone from the board). */
+  out?: boolean;
 }
 
 /** How a finished match ended: the losing (resigned, abandoned, out of time) seats and the winners. */
