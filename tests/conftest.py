@@ -5,10 +5,13 @@ games walks it too.  Subprocesses get it through ``EXTRA_GAMES_PATH`` on their `
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
@@ -20,3 +23,27 @@ EXTRA_GAMES_PATH = str(Path(__file__).with_name("extra_games"))
 
 if EXTRA_GAMES_PATH not in sys.path:
     sys.path.insert(0, EXTRA_GAMES_PATH)
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """``masques serve`` and ``masques worker`` set the process's logging up (``logs.configure``:
+    the root logger's one handler, on the stderr of the moment).  A test that runs them in this
+    process gets the logging it found back, or every later line of the session's shared server would
+    go to a stream the test runner has closed."""
+    names = ("", "uvicorn", "uvicorn.error", "uvicorn.access")
+    kept = {
+        name: (
+            list(logging.getLogger(name).handlers),
+            logging.getLogger(name).level,
+            logging.getLogger(name).propagate,
+            logging.getLogger(name).disabled,
+        )
+        for name in names
+    }
+    yield
+    for name, (handlers, level, propagate, disabled) in kept.items():
+        logger = logging.getLogger(name)
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate, logger.disabled = propagate, disabled

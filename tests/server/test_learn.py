@@ -190,10 +190,11 @@ def test_a_figure_is_captioned_for_the_position_drawn_not_for_the_svg() -> None:
 def test_the_mascarade_sample_board_is_the_game_its_drawing_shows() -> None:
     """The page says its example holds twenty cards, the first on the start square (MC-4, MC-5): the
     position drawn in the app is the sample game of the SVG, card for card."""
-    from masques.games.mascarade.figures import sample_layout
+    from masques.games.mascarade.figures import SAMPLE_SEED, sample_layout
     from masques.games.mascarade.game import PASS, SQUARES
 
     position = learn.figures_of("mascarade")["mascarade-layout"]
+    assert position.seed == SAMPLE_SEED
     state = position.state()
     drawn = [(a // SQUARES, a % SQUARES) for a in state.history if a != PASS]
     placed = [(card, square) for card, square, _ in sample_layout()]
