@@ -84,7 +84,19 @@ SUMMARY_KEYS = {
     "clock",
     "ratings",
 }
-SEAT_KEYS = {"seat", "kind", "name", "taken", "connected", "player", "away_since", "abandoned", "person"}
+SEAT_KEYS = {
+    "seat",
+    "kind",
+    "name",
+    "taken",
+    "connected",
+    "player",
+    "away_since",
+    "abandoned",
+    "person",
+    "team",
+    "out",
+}
 ERROR_KEYS = {"type", "code", "message", "version"}
 CHAT_KEYS = {"type", "channel", "history", "lines"}
 LINE_KEYS = {"id", "seat", "name", "player", "text", "at", "version"}

@@ -273,6 +273,8 @@ def _view(replay: support.Replay, version: int, seat: int | None, seats: list[st
                 "away_since": None,
                 "abandoned": False,
                 "person": k == "human",
+                "team": truth.game.team_of(i),
+                "out": status == "running" and truth.is_out(i),
             }
             for i, k in enumerate(seats)
         ],

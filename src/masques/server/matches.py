@@ -410,7 +410,8 @@ class LiveMatch:
                     "abandoned": i not in connected and self.abandoned(i, now),
                     "person": s.person,
                     "team": self.game.team_of(i),  # partners win and lose together (MK-3)
-                    "out": self.state.is_out(i),  # lost already while the others play on (MK-10)
+                    "out": self.status == "running"
+                    and self.state.is_out(i),  # lost already, the others play on
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -2244,7 +2245,7 @@ def row_summary(
                 "abandoned": False,
                 "person": s.token_hash is not None or s.player_id is not None,
                 "team": team_of(s.seat),
-                "out": False,  # a listing does not replay the game (a live match's summary says)
+                "out": False,  # said while a match is played, by its live summary (a listing replays nothing)
             }
             for s in seats
         ],
