@@ -276,6 +276,49 @@ def test_a_clock_is_right_across_a_restart_and_runs_out_while_the_server_is_down
         third.stop()
 
 
+def test_a_turn_clock_keeps_its_deadline_across_a_restart_and_runs_out_while_the_server_is_down(
+    url: str, clock: FakeClock
+) -> None:
+    body = {"game": "masker", "options": {"players": 2}, "turn_seconds": 600}
+    first = support.ThreadServer(url, limits=LIMITS, clock=clock).start()
+    try:
+        with browser(first) as api:
+            match_id = api.post("/api/matches", json=body).json()["id"]
+            tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)}
+            started = wait_for(api, match_id, lambda s: s["turn_deadline"] is not None)
+            assert started["turn_deadline"] == pytest.approx(clock.t + 600)
+            mover = started["clock"]["running"]
+            conn = support.Conn(first.ws_url, match_id, tokens[mover], mover)
+            state = conn.first_state()
+            clock.t += 20
+            conn.act(state["legal"][0]["id"], 0)
+            conn.wait_version(1)
+            conn.close()
+            moved = wait_for(api, match_id, lambda s: s["turn_deadline"] == pytest.approx(clock.t + 600))
+            deadline = moved["turn_deadline"]
+    finally:
+        first.stop()
+    clock.t += 300  # the server is down for half the turn: the turn goes on from where it was
+    second = support.ThreadServer(url, limits=LIMITS, clock=clock).start()
+    try:
+        with browser(second) as api:
+            summary = support.summary(api, match_id)
+            assert summary["turn_deadline"] == deadline and summary["clock"]["deadline"] == deadline
+            waiting = summary["clock"]["running"]
+            conn = support.Conn(second.ws_url, match_id, tokens[waiting], waiting)
+            assert conn.first_state()["match"]["turn_deadline"] == deadline
+            conn.close()
+    finally:
+        second.stop()
+    clock.t = deadline + 1  # it runs out while no server runs: the clock's move is played at once
+    third = support.ThreadServer(url, limits=LIMITS, clock=clock).start()
+    try:
+        with browser(third) as api:
+            wait_for(api, match_id, lambda s: s["version"] >= 2)
+    finally:
+        third.stop()
+
+
 def test_a_rated_live_match_lost_on_time_is_rated(url: str, clock: FakeClock) -> None:
     # the default grace period: an absent seat is not given to a bot before its time runs out
     timed = support.ThreadServer(url, limits=support.RELAXED, clock=clock).start()

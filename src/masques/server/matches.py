@@ -301,9 +301,21 @@ class LiveMatch:
 
     def turn(self) -> Turn:
         """Whose move it is and the clock, as the match row keeps them (the deadline recomputed)."""
+        if self.clock is None and self.turn_seconds:
+            return Turn(self.to_move, None, self.turn_clock_deadline())
         started = self.clock is not None and "remaining" in self.clock
         running = self.clock if started and self.status == "running" else None
         return Turn(self.to_move, self.clock, clocks.deadline(running, self.to_move, self.playing))
+
+    def turn_clock_deadline(self, *, fresh: bool = False) -> float | None:
+        """When the per-turn clock of the person to move runs out: the stored deadline of this turn,
+        or (``fresh``, or none stored) a whole turn from now; None when no person is to move."""
+        to_move = self.to_move
+        if self.status != "running" or to_move is None or self.seats[to_move].kind != HUMAN:
+            return None
+        if self.deadline is not None and not fresh:
+            return self.deadline
+        return self.now() + self.turn_seconds
 
     def secret_stream(self, purpose: str) -> random.Random:
         """Randomness for ``purpose`` (a bot's decision, a clock's move), keyed by the match's secret
@@ -1241,6 +1253,8 @@ class Registry:
             clock = clocks.after_move(clock, seat, match.playing, self.now(), turn_over=turn_over)
         to_move = None if trial.is_terminal() else trial.current_player
         deadline = None if status else clocks.deadline(clock, to_move, match.playing)
+        if match.turn_seconds and status is None and to_move is not None and match.seats[to_move].kind == HUMAN:
+            deadline = self.now() + match.turn_seconds  # the per-turn clock: stored, like a clock's
         turn = Turn(to_move, clock, deadline)
         append = partial(
             self.storage.append_action,
@@ -1879,7 +1893,9 @@ class Registry:
         running = match.clock_task is not None and not match.clock_task.done()
         if running and match.turn_deadline is not None and match.turn_clock_for == (match.version, seat):
             return  # this turn's clock runs already: a bot taking another seat does not reset it
-        match.turn_deadline = self.now() + match.turn_seconds
+        # The deadline stored with the move that began this turn (or with the match's start), so a
+        # restart or another server process gives no one a fresh turn.
+        match.turn_deadline = match.deadline = match.turn_clock_deadline()
         match.turn_clock_for = (match.version, seat)
         if match.clock_task is not None:
             match.clock_task.cancel()
@@ -2159,6 +2175,8 @@ def _copy_row(match: LiveMatch, row: MatchRow) -> None:
     """The match's lifecycle fields as storage has them."""
     match.rated = bool(row.rated)
     match.clock, match.deadline, match.ratings = row.clock, row.deadline, row.ratings
+    if match.turn_seconds:
+        match.turn_deadline = row.deadline
     match.private = bool(row.private)
     match.created = aware(row.created)
     match.finished = None if row.finished is None else aware(row.finished)
@@ -2220,7 +2238,7 @@ def row_summary(
         "version": version,
         "rematch_of": row.rematch_of,
         "turn_seconds": row.turn_seconds or 0,
-        "turn_deadline": None,
+        "turn_deadline": row.deadline if row.turn_seconds and row.status == "running" else None,
         "seeded": bool(row.seeded),
         "private": bool(row.private),
         "created": aware(row.created).isoformat(),
@@ -2260,4 +2278,7 @@ def _stored_clock(row: MatchRow, seats: list[SeatRow]) -> dict[str, Any] | None:
     if row.clock is not None and "remaining" not in row.clock:
         return {**row.clock, "remaining": None, "running": None, "deadline": None, "now": now}
     to_move = row.to_move if row.status == "running" else None
-    return clocks.summary(row.clock, to_move, playing, now, turn_seconds=row.turn_seconds or 0)
+    turn_deadline = row.deadline if row.turn_seconds else None
+    return clocks.summary(
+        row.clock, to_move, playing, now, turn_seconds=row.turn_seconds or 0, turn_deadline=turn_deadline
+    )

@@ -1245,10 +1245,15 @@ class Storage:
             )
 
     def due(self, now: float) -> list[str]:
-        """Running matches whose player to move has run out of time at ``now``."""
+        """Running matches whose player to move has run out of time at ``now`` (a per-turn clock's
+        deadline is stored too, but the match's own task plays for the late player)."""
         with self.session() as s:
             return list(
-                s.scalars(select(MatchRow.id).where(MatchRow.status == "running", MatchRow.deadline <= now))
+                s.scalars(
+                    select(MatchRow.id).where(
+                        MatchRow.status == "running", MatchRow.deadline <= now, MatchRow.turn_seconds == 0
+                    )
+                )
             )
 
     # -- chat -----------------------------------------------------------------------------------
