@@ -298,6 +298,7 @@ def test_every_interruption_stops_the_session_with_its_moves() -> None:
 
     for error in (EOFError, KeyboardInterrupt):
         session = session_until(3, error, ["human", "human"])
+        assert session.interrupted is (error is KeyboardInterrupt)
         assert len(session.record().actions) >= 3
         assert session.record().replay().observation(None) == session.state.observation(None)
 
@@ -636,14 +637,15 @@ def test_an_unfinished_replay_of_a_game_with_secrets_shows_no_scores(tmp_path: P
 
 
 def test_a_terminal_that_hangs_up_stops_the_game_and_saves_it(tmp_path: Path) -> None:
-    """Closing the window (SIGHUP) or a kill (SIGTERM) stops a game as Ctrl-C does: saved."""
+    """Closing the window (SIGHUP) or a kill (SIGTERM) stops a game as Ctrl-C (SIGINT) does: saved,
+    and the exit status says which signal stopped it."""
     import os
     import signal
     import subprocess
     import sys
     import time
 
-    for sig in (signal.SIGHUP, signal.SIGTERM):
+    for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
         record = tmp_path / f"game-{sig.name}.json"
         env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
         process = subprocess.Popen(
@@ -673,5 +675,6 @@ def test_a_terminal_that_hangs_up_stops_the_game_and_saves_it(tmp_path: Path) ->
         process.send_signal(sig)
         out, err = process.communicate(timeout=60)
         assert b"Traceback" not in err, err
+        assert process.returncode == 128 + sig, (sig.name, process.returncode)  # as the shell reports it
         assert record.is_file(), (sig.name, out[-500:], err)
         assert json.loads(record.read_text("utf-8"))["game"] == "masker"

@@ -124,7 +124,7 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
     session = TerminalGame(
         loaded, seat_kinds, deal, console, console.input, show_layers=layers, save_path=save
     )
-    with _stops_like_ctrl_c():
+    with _stops_like_ctrl_c() as signals:
         finished = session.run() or session.state.is_terminal()
     path, trouble = _save_at_end(session, save)
     with contextlib.suppress(OSError):  # the terminal may be gone (closed window): the file is written
@@ -136,20 +136,24 @@ def play(  # noqa: PLR0917 - typer maps parameters to options
         )
     if trouble:
         raise typer.Exit(1)
+    if session.interrupted and not finished:  # as a shell reports a program a signal stopped
+        raise typer.Exit(128 + (signals[0] if signals else signal.SIGINT))
 
 
 @contextlib.contextmanager
-def _stops_like_ctrl_c() -> Iterator[None]:
+def _stops_like_ctrl_c() -> Iterator[list[int]]:
     """A closed terminal window, a dropped SSH session (SIGHUP) or a kill (SIGTERM) stops the game
-    as Ctrl-C does, so that its record is saved."""
+    as Ctrl-C does, so that its record is saved; the signals that came are listed."""
+    signals: list[int] = []
 
     def interrupt(signum: int, frame: Any) -> None:
+        signals.append(signum)
         raise KeyboardInterrupt
 
     stops = [getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)]
     before = {sig: signal.signal(sig, interrupt) for sig in stops}
     try:
-        yield
+        yield signals
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)

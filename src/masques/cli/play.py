@@ -94,6 +94,8 @@ class TerminalGame:
     part: TerminalPart = field(init=False)
     saved_to: Path | None = field(default=None, init=False)
     """This game's file in the records folder, once a save without a path has made it."""
+    interrupted: bool = field(default=False, init=False)
+    """Ctrl-C (or a signal acting like it) stopped the game, not ``quit`` or the end of input."""
 
     def __post_init__(self) -> None:
         self.part = terminal_part(self.game.name)
@@ -135,7 +137,8 @@ class TerminalGame:
         in it whole or not at all), so the caller saves the record either way."""
         try:
             return self._play()
-        except (EOFError, KeyboardInterrupt):
+        except (EOFError, KeyboardInterrupt) as exc:
+            self.interrupted = isinstance(exc, KeyboardInterrupt)
             with contextlib.suppress(OSError):  # a closed terminal: the game is still saved
                 self.console.print()
             return False
@@ -240,7 +243,8 @@ class TerminalGame:
         while True:
             try:
                 line = self.ask(f"seat {seat} move (help for commands): ").strip()
-            except (EOFError, KeyboardInterrupt):
+            except (EOFError, KeyboardInterrupt) as exc:
+                self.interrupted = isinstance(exc, KeyboardInterrupt)
                 with contextlib.suppress(OSError):
                     self.console.print()
                 return None
