@@ -1253,8 +1253,9 @@ class Registry:
             clock = clocks.after_move(clock, seat, match.playing, self.now(), turn_over=turn_over)
         to_move = None if trial.is_terminal() else trial.current_player
         deadline = None if status else clocks.deadline(clock, to_move, match.playing)
-        if match.turn_seconds and status is None and to_move is not None and match.seats[to_move].kind == HUMAN:
-            deadline = self.now() + match.turn_seconds  # the per-turn clock: stored, like a clock's
+        if match.turn_seconds and status is None and to_move is not None:
+            person = match.seats[to_move].kind == HUMAN  # the per-turn clock: stored, like a clock's
+            deadline = self.now() + match.turn_seconds if person else None
         turn = Turn(to_move, clock, deadline)
         append = partial(
             self.storage.append_action,
