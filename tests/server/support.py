@@ -108,11 +108,13 @@ check every view against a replay (the limits and the seed rule have their own t
 
 
 @asynccontextmanager
-async def sqlite_registry(folder: Path) -> AsyncIterator[Registry]:
+async def sqlite_registry(
+    folder: Path, *, limits: Limits = RELAXED, clock: Callable[[], float] = time.time
+) -> AsyncIterator[Registry]:
     """One server process's live matches (a registry) on a fresh SQLite file, closed after."""
     storage = Storage(f"sqlite:///{folder / 'matches.db'}")
     storage.migrate()
-    registry = Registry(storage, limits=RELAXED, bot_workers=1)
+    registry = Registry(storage, limits=limits, bot_workers=1, clock=clock)
     try:
         yield registry
     finally:

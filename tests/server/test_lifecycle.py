@@ -401,6 +401,149 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
     asyncio.run(scenario())
 
 
+# Three-player Masker (seed 9): the 30th action is seat 2's, which takes its own last colour off the
+# board (MK-10) and leaves it to choose the crosses that fill its piles (MK-11): out, yet to move.
+SELF_ELIMINATION = [14, 20, 26, 25, 24, 36, 18, 19, 36, 13, 12, 6, 7, 1, 36, 2, 36, 3, 4, 5, 11, 15]
+SELF_ELIMINATION += [16, 22, 21, 34, 35, 36, 29, 28]
+
+
+async def _out_and_to_move(registry: matches.Registry, **create: Any) -> tuple[matches.LiveMatch, list[str]]:
+    """A three-player Masker match of people at the position above (seat 2 out and to move), and
+    its seats' tokens."""
+    match = await registry.create("masker", {"players": 3}, ["human"] * 3, seed=9, **create)
+    tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in range(3)]
+    for action in SELF_ELIMINATION:
+        await registry.submit(match, match.state.current_player, action, match.version)
+    assert match.state.current_player == 2 and match.state.is_out(2) and match.status == "running"
+    return match, tokens
+
+
+def test_mk_10_a_seat_out_of_the_game_that_runs_out_of_time_ends_nothing(tmp_path: Path) -> None:
+    """MK-10/MK-11: the seat out of the game still chooses its crosses; when its time runs out in a
+    match lost at zero, a bot makes the choice and the two others play on (no one wins by it)."""
+    import asyncio
+
+    now = [1_000_000.0]
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
+            clock = {"kind": "fischer", "base": 60, "increment": 0}
+            match, _tokens = await _out_and_to_move(registry, clock=clock, at_zero="lose")
+            now[0] += 3600
+            assert await registry.time_out(match)
+            assert match.status == "running" and match.end is None
+            assert match.seats[2].kind != "human" and [s.kind for s in match.seats[:2]] == ["human"] * 2
+
+    asyncio.run(scenario())
+
+
+def test_mk_10_a_seat_out_of_the_game_claims_nothing_and_holds_nothing_up(tmp_path: Path) -> None:
+    """MK-10: a seat out of the game may not claim it, and it decides nothing by being there or not:
+    absent, it goes to a bot though the others are present; present alone, the absent others go to
+    bots (the match must not wait for people who left while only a seat without a stake watches)."""
+    import asyncio
+    import contextlib
+
+    from masques.server.errors import ServerError
+    from masques.server.storage import hash_token
+
+    now = [1_000_000.0]
+    limits = replace(support.RELAXED, grace_seconds=5.0)
+
+    async def send(_text: str) -> None:
+        return None
+
+    async def connected(
+        registry: matches.Registry, match: matches.LiveMatch, tokens: list[str], seats: list[int]
+    ) -> None:
+        for seat in seats:
+            await registry.connect(match, matches.Client(seat, send, seat_token=hash_token(tokens[seat])))
+
+    async def after_the_grace(registry: matches.Registry, match: matches.LiveMatch) -> None:
+        now[0] += 60
+        if match.away_task is not None:  # asleep on the real clock: look again at once
+            match.away_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await match.away_task
+        registry._watch_away(match)
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if match.away_task is None or match.away_task.done():
+                return
+            if any(s.kind != "human" for s in match.seats):
+                await asyncio.sleep(0.1)
+                return
+
+    async def scenario(folder: Path, present: list[int]) -> list[str]:
+        folder.mkdir()
+        async with support.sqlite_registry(folder, limits=limits, clock=lambda: now[0]) as registry:
+            match, tokens = await _out_and_to_move(registry)
+            with pytest.raises(ServerError) as refused:
+                await registry.claim(match, 2)
+            assert refused.value.code == "already_out" and match.status == "running"
+            await connected(registry, match, tokens, present)
+            await after_the_grace(registry, match)
+            assert match.status == "running"
+            return [s.kind for s in match.seats]
+
+    kinds = asyncio.run(scenario(tmp_path / "others", [0, 1]))
+    assert kinds[:2] == ["human", "human"] and kinds[2] != "human"
+    kinds = asyncio.run(scenario(tmp_path / "alone", [2]))
+    assert kinds[2] == "human" and "human" not in kinds[:2]
+
+
+def test_mk_10_a_resignation_counts_the_move_that_came_first(tmp_path: Path) -> None:
+    """A resignation waiting for the match while a move that puts a seat out is committed ends the
+    match as it stands after that move: the seat now out loses with the one who resigned."""
+    import asyncio
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3, seed=9)
+            for seat in range(3):
+                await registry.join(match, f"p{seat}", seat)
+            for action in SELF_ELIMINATION[:-1]:
+                await registry.submit(match, match.state.current_player, action, match.version)
+            assert match.state.current_player == 2 and not match.state.is_out(2)
+            async with match.lock:  # both wait for the match, the move first
+                move = asyncio.create_task(registry.submit(match, 2, SELF_ELIMINATION[-1], match.version))
+                await asyncio.sleep(0.05)
+                resign = asyncio.create_task(registry.resign(match, 0))
+                await asyncio.sleep(0.05)
+            await move
+            await resign
+            assert match.end == {"reason": "resigned", "seats": [0, 2], "winners": [1]}
+
+    asyncio.run(scenario())
+
+
+def test_an_open_match_that_fills_as_it_expires_is_played(tmp_path: Path) -> None:
+    """The sweep picks an open match as too old just as its last seat is taken: the match runs (in
+    memory and in storage), and storage refuses to expire a running match or start an expired one."""
+    import asyncio
+
+    from masques.server.storage import Turn
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human"] * 2)
+            stale = await registry.create("masker", {"players": 2}, ["human"] * 2)
+            picked = [match.id]
+            registry.storage.stale_open_matches = lambda _older_than: picked  # type: ignore[method-assign]
+            for seat in range(2):
+                await registry.join(match, f"p{seat}", seat)
+            assert await registry.expire_open() == 1
+            assert match.status == "running" and registry.storage.match(match.id).status == "running"
+            end = {"reason": "expired", "seats": [], "winners": []}
+            assert registry.storage.end_match(match.id, end, "expired", was="open") == (False, None)
+
+            assert registry.storage.end_match(stale.id, end, "expired", was="open")[0]
+            assert not registry.storage.start_match(stale.id, Turn(0, None, None))
+            assert registry.storage.match(stale.id).status == "expired"
+
+    asyncio.run(scenario())
+
+
 def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Path) -> None:
     """MK-3: partners win and lose together, so a partner's absence cannot end the match in the
     claimant's favour (nor as a loss for their own team): only an absent opponent's can."""

@@ -705,7 +705,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     const grace = summary.grace_seconds;
     const others = summary.seats.filter((info) => info.seat !== me && info.kind === "human" && info.taken && !info.out);
     const gone = others.filter((info) => abandoned(info, grace, now));
-    // A claim needs an absent opponent: an absent partner's seat can only go to a bot.
+    // A claim needs an absent opponent (an absent partner's seat can only go to a bot), and a
+    // claimant still in the game: a seat already out has lost either way.
     const myTeam = myInfo?.team ?? me;
     const opponentsGone = gone.filter((info) => (info.team ?? info.seat) !== myTeam);
     for (const info of gone) {
@@ -728,7 +729,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
         ),
       );
     }
-    if (opponentsGone.length > 0) {
+    if (opponentsGone.length > 0 && !myInfo?.out) {
       lifecycle.append(
         h(
           "button",

@@ -1166,7 +1166,10 @@ class Registry:
                 match.clock = clocks.start(match.clock, len(match.seats), match.clock["at_zero"], self.now())
             turn = match.turn()
             match.deadline = turn.deadline
-            await self._write(partial(self.storage.start_match, match.id, turn))
+            if not await self._write(partial(self.storage.start_match, match.id, turn)):
+                async with match.lock:
+                    await self._catch_up(match)  # it expired meanwhile (another process)
+                return
             self._schedule_bots(match)
             self._watch_away(match)
             self._arm(match)
@@ -1430,44 +1433,51 @@ class Registry:
     async def resign(self, match: LiveMatch, seat: int) -> None:
         """The seat (its team, where there are teams) gives up: the match ends and every other seat
         still in the game wins.  A seat already out (MK-10) has lost: the others play on."""
-        if match.status == "running" and match.state.is_out(seat):
-            raise ServerError(
-                409, "already_out", "you are out of this game already: it goes on without you, and you lost"
-            )
-        await self._end(
-            match,
-            ended(match.game, "resigned", [seat], out_seats(match.state)),
-            "you can resign only while the match is played",
-        )
+
+        def end() -> dict[str, Any]:
+            if match.state.is_out(seat):
+                why = "you are out of this game already: it goes on without you, and you lost"
+                raise ServerError(409, "already_out", why)
+            return ended(match.game, "resigned", [seat], out_seats(match.state))
+
+        await self._end(match, end, "you can resign only while the match is played")
 
     async def abort(self, match: LiveMatch) -> None:
-        if not match.can_abort():
-            raise ServerError(
-                409,
-                "cannot_abort",
-                "a match can be aborted only while it is played and some player has not moved yet",
-            )
-        await self._end(match, ended(match.game, "aborted", []), "")
+        def end() -> dict[str, Any]:
+            if not match.can_abort():
+                raise ServerError(
+                    409,
+                    "cannot_abort",
+                    "a match can be aborted only while it is played and some player has not moved yet",
+                )
+            return ended(match.game, "aborted", [])
+
+        end()  # refused at once if it cannot be, and again once the match is locked
+        await self._end(match, end, "")
 
     async def claim(self, match: LiveMatch, seat: int) -> None:
         """A present player ends a match that absent opponents hold up: the absent seats lose.  A
         partner's absence is the claimant's team's (their seat may go to a bot), and a seat already
-        out of the game (MK-10) holds nothing up."""
-        team = match.game.team_of(seat)
-        gone = [
-            i
-            for i in range(len(match.seats))
-            if match.game.team_of(i) != team and not match.state.is_out(i) and match.abandoned(i)
-        ]
-        if not gone:
-            raise ServerError(
-                409,
-                "not_abandoned",
-                "no opponent still in the game has been away longer than the grace period",
-            )
-        await self._end(
-            match, ended(match.game, "claimed", gone, out_seats(match.state)), "the match is not being played"
-        )
+        out of the game (MK-10) neither holds anything up nor claims (it has lost either way)."""
+
+        def end() -> dict[str, Any]:
+            if match.state.is_out(seat):
+                raise ServerError(409, "already_out", "you are out of this game already: you cannot claim it")
+            team = match.game.team_of(seat)
+            gone = [
+                i
+                for i in range(len(match.seats))
+                if match.game.team_of(i) != team and not match.state.is_out(i) and match.abandoned(i)
+            ]
+            if not gone:
+                raise ServerError(
+                    409,
+                    "not_abandoned",
+                    "no opponent still in the game has been away longer than the grace period",
+                )
+            return ended(match.game, "claimed", gone, out_seats(match.state))
+
+        await self._end(match, end, "the match is not being played")
 
     async def hand_to_bot(self, match: LiveMatch, by: int, seat: int) -> None:
         """Give an abandoned seat to a bot (asked by another player, or by the server itself)."""
@@ -1499,15 +1509,24 @@ class Registry:
         log.info("match %s: seat %s %s and goes to the %s bot", match.id, seat, why, level)
 
     async def _end(
-        self, match: LiveMatch, end: dict[str, Any], not_running: str, *, if_at: int | None = None
+        self,
+        match: LiveMatch,
+        decide: Callable[[], dict[str, Any]],
+        not_running: str,
+        *,
+        if_at: int | None = None,
     ) -> None:
         """End the match without its last move; a rated match rates it (no one wins an aborted one).
-        ``if_at``: only if the match is still at that version in storage (a time-out: another
-        process may have committed a move in time that this one has not heard of yet)."""
-        ranks = None if end["reason"] == "aborted" else ranks_from_winners(len(match.seats), end["winners"])
+        ``decide`` says how it ends (or refuses, raising ServerError) once the match is locked: a
+        move made meanwhile (a seat now out, an opponent back) counts.  ``if_at``: only if the
+        match is still at that version in storage (a time-out: another process may have committed
+        a move in time that this one has not heard of yet)."""
         async with match.lock:
             if match.status != "running":
                 raise ServerError(409, "not_running", not_running or "the match is not being played")
+            end = decide()
+            aborted = end["reason"] == "aborted"
+            ranks = None if aborted else ranks_from_winners(len(match.seats), end["winners"])
             now = datetime.now(UTC)
             charged = None
             if match.clock is not None:
@@ -1777,10 +1796,15 @@ class Registry:
                 await asyncio.sleep(max(0.05, wake))
                 continue
             due = [i for i in due if not await self._present_elsewhere(match, i)]
-            present = [i for i, s in enumerate(match.seats) if s.held and i not in away]
-            if due and not present:
+            # Who is present to decide: a seat out of the game (MK-10) has no stake left in it,
+            # and an absent one goes to a bot at once (nobody may claim against it).
+            present = [
+                i for i, s in enumerate(match.seats) if s.held and i not in away and not match.state.is_out(i)
+            ]
+            to_bots = [i for i in due if not present or match.state.is_out(i)]
+            if to_bots:
                 async with match.lock:
-                    for seat in due:
+                    for seat in to_bots:
                         if match.abandoned(seat):
                             await self._to_bot(match, seat)
                 await self._changed(match)
@@ -1802,14 +1826,18 @@ class Registry:
         """Open matches older than the expiry leave the lobby; how many."""
         limit = datetime.now(UTC) - timedelta(seconds=self.limits.open_expiry_seconds)
         ids = await asyncio.to_thread(self.storage.stale_open_matches, limit)
+        end = {"reason": "expired", "seats": [], "winners": []}
+        expire = partial(self.storage.end_match, end=end, status="expired", was="open")
         for match_id in ids:
-            end = {"reason": "expired", "seats": [], "winners": []}
-            done, _ = await asyncio.to_thread(self.storage.end_match, match_id, end, "expired")
-            if done:
-                live = self.matches.get(match_id)
-                if live is not None:
-                    live.status, live.end = "expired", end
-                    await self._changed(live)
+            live = self.matches.get(match_id)
+            if live is None:
+                await asyncio.to_thread(expire, match_id)
+                continue
+            async with live.lock:  # not while its last seat is being taken
+                if live.status != "open" or not (await asyncio.to_thread(expire, match_id))[0]:
+                    continue
+                live.status, live.end = "expired", end
+            await self._changed(live)
         return len(ids)
 
     # -- bots and clocks ----------------------------------------------------------------------
@@ -1955,13 +1983,15 @@ class Registry:
             if not self._out_of_time(match) or match.clock is None:
                 return False
             seat, version = match.state.current_player, match.version
-            lose = match.clock["at_zero"] == "lose"
+            # A seat already out (MK-10) that still has a choice to make loses nothing more: a bot
+            # makes it, whatever the match chose, and the others play on.
+            lose = match.clock["at_zero"] == "lose" and not match.state.is_out(seat)
             if not lose:
                 await self._to_bot(match, seat, why="ran out of time")
         if lose:
             try:
-                end = ended(match.game, "time", [seat], out_seats(match.state))
-                await self._end(match, end, "", if_at=version)
+                lost = partial(ended, match.game, "time", [seat], out_seats(match.state))
+                await self._end(match, lost, "", if_at=version)
             except ServerError:
                 return False  # another process ended it first
         else:

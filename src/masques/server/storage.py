@@ -676,14 +676,16 @@ class Storage:
             if row is not None:
                 row.status = status
 
-    def start_match(self, match_id: str, turn: Turn) -> None:
-        """The match's seats are all taken: it runs, and its clock starts."""
+    def start_match(self, match_id: str, turn: Turn) -> bool:
+        """The match's seats are all taken: it runs, and its clock starts.  False if it was no longer
+        open (expired meanwhile, by another process)."""
         with self.session() as s:
-            s.execute(
+            started = s.execute(
                 update(MatchRow)
-                .where(MatchRow.id == match_id)
+                .where(MatchRow.id == match_id, MatchRow.status == "open")
                 .values(status="running", clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
             )
+            return bool(started.rowcount)  # type: ignore[attr-defined]
 
     def set_clock(self, match_id: str, turn: Turn) -> None:
         with self.session() as s:
@@ -831,13 +833,14 @@ class Storage:
         ranks: Sequence[float] | None = None,
         clock: dict[str, Any] | None = None,
         version: int | None = None,
+        was: str = "running",
     ) -> tuple[bool, list[Any] | None]:
-        """End a match that is running (or open, for expiry) without an action: resigned, aborted,
-        claimed, out of time, expired; a rated match's ratings change in the same transaction.
-        (False, None) if it had ended already (another process was first)."""
+        """End a match that is running (or open, ``was="open"``, for expiry) without an action:
+        resigned, aborted, claimed, out of time, expired; a rated match's ratings change in the same
+        transaction.  (False, None) if it was not in that status (another process was first)."""
         with self.session() as s:
             row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
-            if row is None or row.status in ("finished", "expired"):
+            if row is None or row.status != was:
                 return False, None
             if version is not None and version != s.scalar(
                 select(func.count()).select_from(ActionRow).where(ActionRow.match_id == match_id)
