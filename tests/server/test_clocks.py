@@ -319,6 +319,40 @@ def test_a_turn_clock_keeps_its_deadline_across_a_restart_and_runs_out_while_the
         third.stop()
 
 
+def test_a_turn_clock_runs_for_people_only(tmp_path: Path) -> None:
+    """While a bot thinks for the seat to move (a bot's seat, or a person's handed to a bot), no
+    per-turn clock runs: the summary shows no deadline and nobody's time running."""
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            seats = ["human", "random"]
+            match = await registry.create("masker", {"players": 2}, seats, seed=1, turn_seconds=60)
+            await registry.join(match, "p0", 0)
+            registry._run_bots = _never  # type: ignore[method-assign]  # the bot must not move meanwhile
+            while match.to_move == 0:
+                await registry.submit(match, 0, max(match.state.legal_actions()), match.version)
+            summary = match.summary()
+            assert match.seats[match.to_move].kind == "random"
+            assert summary["turn_deadline"] is None and summary["clock"]["running"] is None
+
+            people = await registry.create("masker", {"players": 2}, ["human"] * 2, seed=2, turn_seconds=60)
+            for seat in range(2):
+                await registry.join(people, f"p{seat}", seat)
+            registry._start_clock(people)
+            mover = people.to_move
+            assert mover is not None and people.summary()["clock"]["running"] == mover
+            people.seats[mover].away_since = people.now() - 10 * people.grace_seconds
+            await registry.hand_to_bot(people, 1 - mover, mover)
+            summary = people.summary()
+            assert summary["turn_deadline"] is None and summary["clock"]["running"] is None
+
+    asyncio.run(scenario())
+
+
+async def _never(_match: Any) -> None:
+    return None
+
+
 def test_a_rated_live_match_lost_on_time_is_rated(url: str, clock: FakeClock) -> None:
     # the default grace period: an absent seat is not given to a bot before its time runs out
     timed = support.ThreadServer(url, limits=support.RELAXED, clock=clock).start()

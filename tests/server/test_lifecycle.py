@@ -517,6 +517,30 @@ def test_mk_10_a_resignation_counts_the_move_that_came_first(tmp_path: Path) -> 
     asyncio.run(scenario())
 
 
+def test_mk_10_a_seat_out_before_its_first_move_is_no_reason_to_abort(tmp_path: Path) -> None:
+    """An abort is for a match some person never began; a seat put out of the game (MK-10) before
+    its first move has lost, and the match it lost stays a match with a result."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3, seed=5614)
+            for seat in range(3):
+                await registry.join(match, f"p{seat}", seat)
+            assert match.can_abort()  # nobody has moved
+            for action in (34, 28, 27, 21, 22, 23):  # seats 1 and 2 take every cross of seat 0's colour
+                await registry.submit(match, match.state.current_player, action, match.version)
+            assert match.state.is_out(0) and 0 not in match.actors and match.status == "running"
+            assert not match.can_abort() and not match.summary()["can_abort"]
+            with pytest.raises(ServerError) as refused:
+                await registry.abort(match)
+            assert refused.value.code == "cannot_abort" and match.status == "running"
+
+    asyncio.run(scenario())
+
+
 def test_an_open_match_that_fills_as_it_expires_is_played(tmp_path: Path) -> None:
     """The sweep picks an open match as too old just as its last seat is taken: the match runs (in
     memory and in storage), and storage refuses to expire a running match or start an expired one."""

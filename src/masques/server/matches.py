@@ -307,13 +307,13 @@ class LiveMatch:
         running = self.clock if started and self.status == "running" else None
         return Turn(self.to_move, self.clock, clocks.deadline(running, self.to_move, self.playing))
 
-    def turn_clock_deadline(self, *, fresh: bool = False) -> float | None:
+    def turn_clock_deadline(self) -> float | None:
         """When the per-turn clock of the person to move runs out: the stored deadline of this turn,
-        or (``fresh``, or none stored) a whole turn from now; None when no person is to move."""
+        or (none stored) a whole turn from now; None when no person is to move."""
         to_move = self.to_move
         if self.status != "running" or to_move is None or self.seats[to_move].kind != HUMAN:
             return None
-        if self.deadline is not None and not fresh:
+        if self.deadline is not None:
             return self.deadline
         return self.now() + self.turn_seconds
 
@@ -369,22 +369,28 @@ class LiveMatch:
         )
 
     def can_abort(self) -> bool:
-        """A running match may be called off while some person has not moved yet."""
+        """A running match may be called off while some person still in the game has not moved yet
+        (a seat put out before its first move, MK-10, has lost: it is no reason to call off)."""
+        if self.status != "running":
+            return False
         moved = set(self.actors)
-        return self.status == "running" and any(s.held and i not in moved for i, s in enumerate(self.seats))
+        return any(s.held and i not in moved and not self.state.is_out(i) for i, s in enumerate(self.seats))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: no hidden information, no tokens."""
         connected = {c.seat for c in self.clients}
         now = self.now()
         started = self.clock is not None and "remaining" in self.clock
+        # a per-turn clock runs for a person only: none while a bot thinks for the seat to move
+        people_to_move = self.turn_seconds and self.turn_clock_deadline() is not None
+        turn_deadline = self.turn_deadline if people_to_move else None
         clock = clocks.summary(
             self.clock if started else None,
             self.to_move if self.status == "running" else None,
             self.playing,
             now,
             turn_seconds=self.turn_seconds,
-            turn_deadline=self.turn_deadline,
+            turn_deadline=turn_deadline,
         )
         if self.clock is not None and not started:  # not started yet: the control alone
             clock = {**self.clock, "remaining": None, "running": None, "deadline": None, "now": now}
@@ -397,7 +403,7 @@ class LiveMatch:
             "version": self.version,
             "rematch_of": self.rematch_of,
             "turn_seconds": self.turn_seconds,
-            "turn_deadline": self.turn_deadline,
+            "turn_deadline": turn_deadline,
             "seeded": self.seeded,
             "private": self.private,
             "created": self.created.isoformat(),
@@ -1295,6 +1301,8 @@ class Registry:
         match.last_used = time.monotonic()
         self.metrics.actions.labels(by="person" if match.seats[seat].kind == HUMAN else "bot").inc()
         match.clock, match.deadline = clock, deadline
+        if match.turn_seconds:
+            match.turn_deadline = deadline  # the next person's (None while a bot is to move)
         if status:
             match.status, match.end, match.finished, match.ratings = status, end, now, ratings
             self._finished(match)

@@ -1623,16 +1623,32 @@ def test_a_serialised_state_is_a_snapshot_not_a_handle() -> None:
     assert state.current_player == mover and json.dumps(state.serialize(), sort_keys=True) == before
 
 
-def test_ms_9_a_paid_move_is_one_turn_until_done() -> None:
+@pytest.mark.parametrize("auction", ["rounds", "open"])
+def test_ms_7_ms_9_ms_11_a_turn_goes_on_until_its_seat_has_done_its_part(auction: str) -> None:
     """``mid_turn`` (the clocks' increment comes once a turn): true in a paid move after its first
-    step and while a card's choices go on; false at the start of every other decision."""
+    step and while a card's choices go on (MS-9, MS-12), for a seat's second stick of the set-up
+    (MS-7), and for the drawer's opening bid or decline right after the draw (MS-9c, MS-11); false
+    at the start of every other decision."""
     from masques.engine import load_game
+    from masques.games.maske.game import DRAW
 
-    state = load_game("maske", {"players": 3}).new_initial_state(4)
+    state = load_game("maske", {"players": 3, "auction": auction}).new_initial_state(4)
     rng = random.Random(4)
     seen = set()
+    opening = setup_seconds = 0
     while not state.is_terminal():
-        assert state.mid_turn() == (state.phase in ("moving", "effect"))
-        seen.add(state.phase)
-        state.apply(rng.choice(state.legal_actions()))
+        phase, seat = state.phase, state.current_player
+        drawer_opens = phase == "auction" and state.auction["turn"] == state.auction["drawer"]
+        drawer_opens = drawer_opens and state.auction["high"] is None
+        second_stick = phase == "setup" and sum(1 for s in state.sticks if s != -1) % 2 == 1
+        expected = phase in ("moving", "effect") or drawer_opens or second_stick
+        assert state.mid_turn() == expected, (phase, state.auction)
+        opening += drawer_opens
+        setup_seconds += second_stick
+        seen.add(phase)
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        if action == DRAW:
+            assert state.current_player == seat and state.mid_turn()  # the drawer opens, same turn
     assert {"moving", "action", "auction"} <= seen
+    assert setup_seconds == 3 and opening > 0

@@ -320,8 +320,19 @@ class MaskeState(State):
         return self.actor  # set-up
 
     def mid_turn(self) -> bool:
-        """MS-9: a paid move goes on step by step until done; MS-12: a card's choices are one turn."""
-        return self.phase in (MOVING, EFFECT)
+        """MS-9: a paid move goes on step by step until done; MS-12: a card's choices are one turn;
+        MS-7: a seat puts both its sticks in one turn; MS-9c/MS-11: the drawer's opening bid (or
+        decline) is part of the turn that drew the card."""
+        phase = self.phase
+        if phase in (MOVING, EFFECT):
+            return True
+        if phase == SETUP:
+            return self.sticks.index(-1) % 2 == 1  # the seat's second stick
+        if phase == AUCTION:
+            assert self.auction is not None
+            auction = self.auction
+            return bool(auction["turn"] == auction["drawer"] and auction["high"] is None)
+        return False
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
