@@ -25,5 +25,5 @@ RUN pip install --no-cache-dir "$(ls /dist/masques-*.whl)[site]" && rm -rf /dist
 USER masques
 ENV MASQUES_HOST=0.0.0.0 MASQUES_PORT=8000
 EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz')"
+HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('MASQUES_PORT', '8000') + '/healthz')"
 CMD ["masques", "serve"]

@@ -47,3 +47,33 @@ def test_postgresql_redis_and_plots_say_which_extra_they_need(without: set[str],
     with pytest.raises(MissingExtraError, match=r"masques\[plots\]"):
         arena._plot([], "title", tmp_path / "plot.png")
     storage.engine.dispose()
+
+
+def test_an_arena_table_is_written_without_the_plot_extra(without: set[str], tmp_path: Path) -> None:
+    without.add("matplotlib")
+    rows = arena.table(arena.rate([]))
+    written = arena.write_outputs(rows, {"title": "t"}, tmp_path / "table")
+    assert [path.suffix for path in written] == [".json", ".csv"]
+    assert not (tmp_path / "table.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [
+        (["worker", "--redis", "redis://127.0.0.1:1/0"], "workers"),
+        (["serve", "--bot-queue", "redis", "--redis", "redis://127.0.0.1:1/0", "--port", "1"], "workers"),
+        (["arena", "masker", "--bots", "random,greedy", "--games", "2", "--ray", "127.0.0.1:1"], "ray"),
+    ],
+)
+def test_commands_name_the_extra_they_miss_before_doing_anything(
+    without: set[str], args: list[str], extra: str, tmp_path: Path
+) -> None:
+    """One line naming the extra, exit 2, and no game played nor server started first."""
+    from typer.testing import CliRunner
+
+    from masques.cli.main import app
+
+    without.update({"arq", "ray"})
+    result = CliRunner().invoke(app, args, env={"MASQUES_DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}"})
+    assert result.exit_code == 2, result.output
+    assert f"pip install 'masques[{extra}]'" in result.output and "Traceback" not in result.output

@@ -15,6 +15,7 @@ EXTRAS = {
     "psycopg": "postgres",  # PostgreSQL databases
     "redis": "redis",  # several server processes sharing matches, rate limits in Redis
     "arq": "workers",  # bot workers on other processes and machines, fed through Redis
+    "ray": "ray",  # the arena's games on a Ray cluster
 }
 
 

@@ -237,8 +237,14 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
     assert made["ws_per_message_deflate"] is True
 
 
-def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worker_is_configured_from_the_environment_and_flags_win(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
     from masques.server import bot_queue, logs
+
+    caplog.set_level(logging.INFO, logger="masques.cli")
 
     made: dict[str, object] = {}
     monkeypatch.setattr(
@@ -255,7 +261,8 @@ def test_worker_is_configured_from_the_environment_and_flags_win(monkeypatch: py
     result = runner.invoke(app, ["worker", "--processes", "4"], env=env)
     assert result.exit_code == 0, result.output
     assert made == {"url": env["MASQUES_REDIS_URL"], "count": 4, "logs": ("warning", "json")}
-    assert "10.0.0.5:6380/2" in result.output and "secret" not in result.output
+    said = caplog.text + result.output  # the start is a log line (and plain text on a terminal)
+    assert "10.0.0.5:6380/2" in said and "secret" not in said
     help_text = runner.invoke(app, ["worker", "--help"], env={"COLUMNS": "200"}).stdout
     for variable in [*env, "MASQUES_LOG_FORMAT"]:
         assert variable in help_text, variable

@@ -586,6 +586,23 @@ def test_serve_help_names_every_kind_of_rate_limit() -> None:
     assert all(kind in text for kind in RATE_DEFAULTS), text
 
 
+def test_serve_help_names_every_setting_the_server_reads_from_the_environment() -> None:
+    """An operator configures by the environment: each variable the server's code reads is in
+    ``masques serve --help``, with its flag or in the notes of the settings without one."""
+    import re
+
+    import masques.server
+
+    folder = Path(masques.server.__file__).parent
+    read = {
+        name
+        for path in folder.rglob("*.py")
+        for name in re.findall(r"MASQUES_[A-Z_]+", path.read_text("utf-8"))
+    }
+    text = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "400"}).output
+    assert read and not {name for name in read if name not in text}, text
+
+
 @pytest.mark.parametrize("typed", ["²", "9" * 5000, "٣"])
 def test_a_number_python_cannot_read_at_the_prompt_is_refused_and_the_game_goes_on(
     typed: str, tmp_path: Path, data_home: Path

@@ -211,6 +211,8 @@ def test_a_bot_that_raises_does_not_hang_its_match(
             assert "bot medium failed" in caplog.text and "TimeoutError" in caplog.text
             medium = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bot medium")]
             assert [m.endswith("TimeoutError") for m in medium[:4]] == [True, True, True, False]
+            failed = [r for r in caplog.records if r.getMessage().startswith("bot ")]
+            assert all(getattr(r, "match", None) == match_id and r.seat in (0, 1) for r in failed)  # type: ignore[attr-defined]
             record = api.get(f"/api/matches/{match_id}/record", params={"full": "true"}).json()
             assert record["actions"] == support.committed_actions(url, match_id)
     finally:

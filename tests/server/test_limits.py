@@ -257,6 +257,36 @@ def test_limits_are_read_from_the_environment_and_checked() -> None:
         Limits.from_env({"MASQUES_MAX_SPECTATORS": "many"})
 
 
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("MASQUES_BOT_TIMEOUT", "-1"),
+        ("MASQUES_BOT_TIMEOUT", "0"),
+        ("MASQUES_GRACE_SECONDS", "nan"),
+        ("MASQUES_GRACE_SECONDS", "inf"),
+        ("MASQUES_OPEN_EXPIRY_SECONDS", "1e15"),
+        ("MASQUES_MAX_SPECTATORS", "-3"),
+        ("MASQUES_MAX_BOT_MATCHES", "inf"),
+        ("MASQUES_LEADERBOARD_MIN_GAMES", "-1"),
+    ],
+)
+def test_a_number_out_of_its_range_stops_the_start(variable: str, value: str) -> None:
+    """Negative, not-a-number, infinite or date-breaking values are refused when the server starts,
+    naming the setting, not found later by a bot that always times out or a sweep that fails."""
+    with pytest.raises(ValueError, match=variable):
+        Limits.from_env({variable: value})
+    flag = variable.removeprefix("MASQUES_").lower()
+    with pytest.raises(ValueError, match=variable):
+        Limits.from_env({}, **{flag: float(value)})
+
+
+def test_the_abandoned_seats_bot_is_one_of_the_servers_levels() -> None:
+    assert Limits.from_env({"MASQUES_ABANDONED_BOT": "hard"}).abandoned_bot == "hard"
+    for bad in ("godlike", "openspiel", ""):
+        with pytest.raises(ValueError, match="MASQUES_ABANDONED_BOT"):
+            Limits.from_env({"MASQUES_ABANDONED_BOT": bad})
+
+
 def test_the_analysis_level_is_a_search_level_from_the_environment_or_a_flag() -> None:
     assert Limits.from_env({}).analysis_level == "expert"
     assert Limits.from_env({"MASQUES_ANALYSIS_LEVEL": "hard"}).analysis_level == "hard"

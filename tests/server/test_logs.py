@@ -151,3 +151,31 @@ def test_a_websocket_refused_after_its_accept_logs_the_close_code(
         time.sleep(0.05)
     closes = sorted((line["status"], line.get("close", 0)) for line in access_lines())
     assert closes == [(101, 0), (101, 4403)]  # the spectator closed it itself
+
+
+def test_debug_logs_keep_no_websocket_frames_nor_raw_addresses(tmp_path: Any) -> None:
+    """At debug level uvicorn would write every WebSocket frame (a hello carries the seat token, a
+    state a seat's view) and each connection's raw address: neither reaches the log."""
+    log = tmp_path / "serve.log"
+    server = support.ServerProcess(
+        f"sqlite:///{tmp_path / 'matches.db'}",
+        support.free_port(),
+        log,
+        env={"MASQUES_LOG_LEVEL": "debug", "MASQUES_LOG_FORMAT": "json"},
+    ).start()
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+            match_id_ = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+            tokens = {seat: support.join(api, match_id_, f"p{seat}", seat)["token"] for seat in (0, 1)}
+            conns = support.seat_conns(server.ws_url, match_id_, tokens)
+            support.play_to_end(conns, random.Random(3), stop_after=6)
+            for conn in conns:
+                conn.close()
+            time.sleep(0.5)
+    finally:
+        server.stop()
+    text = log.read_text("utf-8", errors="replace")
+    assert '"event": "access"' in text and '"level": "debug"' in text  # the level was debug
+    for token in tokens.values():
+        assert token not in text
+    assert "TEXT '" not in text and ' - "WebSocket ' not in text

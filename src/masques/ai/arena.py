@@ -28,7 +28,7 @@ from typing import Any
 
 from ..engine import JSON, load_game
 from ..engine.chance import CHANCE_VERSION, LEGACY_CHANCE, check_version, stream
-from ..extras import require
+from ..extras import available, require
 from .bots import make_bot
 
 MAX_GAMES = 1_000_000
@@ -411,7 +411,8 @@ def table(stats: dict[str, BotStats]) -> list[dict[str, JSON]]:
 
 
 def write_outputs(rows: list[dict[str, JSON]], meta: dict[str, JSON], out: Path) -> list[Path]:
-    """``out.json`` (meta + table), ``out.csv`` and ``out.png`` (rating with +-2 sigma per bot)."""
+    """``out.json`` (meta + table), ``out.csv`` and ``out.png`` (rating with +-2 sigma per bot; only
+    with matplotlib, the ``plots`` extra: the table does not need it)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     json_path = out.with_suffix(".json")
     json_path.write_text(json.dumps({**meta, "table": rows}, indent=2) + "\n", "utf-8")
@@ -422,6 +423,8 @@ def write_outputs(rows: list[dict[str, JSON]], meta: dict[str, JSON], out: Path)
     for r in rows:
         writer.writerow([r["bot"], r["mu"], r["sigma"], r["ordinal"], r["games"], r["win_rate"]])
     csv_path.write_text(buffer.getvalue(), "utf-8")
+    if not available("matplotlib"):
+        return [json_path, csv_path]
     png_path = out.with_suffix(".png")
     _plot(rows, str(meta.get("title", "")), png_path)
     return [json_path, csv_path, png_path]

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from ..engine import EngineError, GameRecord, game_catalogue, game_class, game_names
 from ..engine.chance import CHANCE_VERSION, CHANCE_VERSIONS, check_seed, new_secret
+from ..extras import available
 from . import bench as bench_mod
 from .chat import app as chat_app
 from .files import check_writable, reason
@@ -453,6 +454,8 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
                 f"--seed: game k is dealt --seed + k, and the last of these {len(specs)} games would "
                 f"pass 2**256 - 1: take a --seed at most {2**256 - len(specs)}"
             )
+    if ray is not None:
+        needs_extra("ray", "--ray")
     journal: arena_mod.Journal | None = None
     kept: list[arena_mod.GameResult] = []
     if out is not None:
@@ -531,6 +534,8 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
             fail(f"cannot write {_path_of(exc, out)} ({_why(exc)}){kept_in}")
         for path in written:
             console.print(Text(f"wrote {printable(str(path))}"), soft_wrap=True)
+        if not available("matplotlib"):
+            err_console.print("no rating plot (.png): it needs matplotlib: pip install 'masques[plots]'")
         if journal is not None:
             journal.remove()
 
@@ -593,7 +598,15 @@ def start_logs(level: str, fmt: str) -> None:
     configure(level, fmt)
 
 
-@app.command()
+SERVE_ENVIRONMENT_ONLY = (
+    "Set in the environment only: MASQUES_ABANDONED_BOT, the bot level that takes over an abandoned "
+    "seat or a seat out of time (random, greedy, easy, medium, hard, expert; default medium); "
+    "MASQUES_ANY_SEED=1, a chosen seed accepted for any match (an event dealing the same cards at "
+    "every table; default: only where at most one seat is a person)."
+)
+
+
+@app.command(epilog=SERVE_ENVIRONMENT_ONLY)
 def serve(  # noqa: PLR0917 - one parameter per command-line option
     host: Annotated[str, typer.Option(envvar="MASQUES_HOST", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(envvar="MASQUES_PORT", help="TCP port (1 to 65535).")] = 8000,
@@ -726,6 +739,9 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         )
     except ValueError as exc:
         fail(str(exc))
+    from .users import _storage, database_url
+
+    database_url(url)  # a URL that does not parse: one line, before anything uses it
     start_logs(log_level, log_format)
     probe = FileOwner(url)  # the app holds it for its life; this only turns a refusal into one clear line
     try:
@@ -735,8 +751,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         raise typer.Exit(1) from None
     probe.release()
     # The database and Redis answer, or one line says why (not a traceback from the start-up).
-    from .users import _storage
-
+    if bot_queue == "redis":
+        needs_extra("arq", "--bot-queue redis")  # its extra brings Redis's client too
     if redis:
         reachable_redis(redis, "--redis")
     _storage(url).dispose()
@@ -754,7 +770,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     from sqlalchemy.engine import make_url
 
     shown = make_url(url).render_as_string(hide_password=True)
-    console.print(f"Masques server on http://{host}:{port}  (database: {shown})")
+    announce(f"Masques server on http://{host}:{port}  (database: {shown})")
     uvicorn.run(
         server,
         host=host,
@@ -798,22 +814,38 @@ def worker(
         fail("--processes is a number of processes, at least 1")
     start_logs(log_level, log_format)
     count = processes or os.cpu_count() or 1
+    needs_extra("arq", "masques worker")  # its extra brings Redis's client too
     reachable_redis(redis, "--redis")
     try:
-        console.print(f"Masques bot workers: {count} on {redis_location(redis)}")
+        announce(f"Masques bot workers: {count} on {redis_location(redis)}")
         run_workers(redis, count, logs=(log_level, log_format))
+    except MissingExtraError as exc:
+        fail(str(exc))
+
+
+def announce(text: str) -> None:
+    """What a server or worker says as it starts: a log line like all the others (JSON where the
+    logs are, so a log collector reads every line), and on a terminal also plain for the eye."""
+    import logging
+
+    logging.getLogger("masques.cli").info(text)
+    if sys.stdout.isatty():
+        console.print(Text(text), soft_wrap=True)
+
+
+def needs_extra(module: str, purpose: str) -> None:
+    """Fail with one line naming the extra to install unless ``module`` is installed."""
+    from ..extras import MissingExtraError, require
+
+    try:
+        require(module, purpose)
     except MissingExtraError as exc:
         fail(str(exc))
 
 
 def reachable_redis(url: str, option: str) -> None:
     """Fail with one line unless Redis answers at ``url`` (its password never shown)."""
-    from ..extras import MissingExtraError, require
-
-    try:
-        require("redis", option)
-    except MissingExtraError as exc:
-        fail(str(exc))
+    needs_extra("redis", option)
     import redis as redis_client
 
     try:

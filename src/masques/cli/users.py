@@ -38,25 +38,32 @@ PasswordStdin = Annotated[
 ]
 
 
-def _storage(database: str | None, *, existing: bool = False) -> Storage:
-    """The server's database (migrated to the current schema).  A URL that does not parse, a dialect
-    or driver that is not installed, a database that cannot be reached or is not one: one line, exit 2.
-    With ``existing``, a SQLite file that does not exist is refused instead of made."""
-    from alembic.util.exc import CommandError
+def database_url(text: str) -> URL:
+    """The parsed URL of ``--database``, or one line saying what one looks like (exit 2)."""
     from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+    from sqlalchemy.exc import ArgumentError
 
-    from ..server.storage import Storage
-    from .main import default_database_url
-
-    text = database or default_database_url()
     try:
-        url: URL = make_url(text)
+        return make_url(text)
     except (ArgumentError, ValueError):
         fail(
             "--database (or MASQUES_DATABASE_URL) is not a database URL: it looks like "
             "sqlite:///FILE or postgresql+psycopg://USER:PASSWORD@HOST/NAME"
         )
+
+
+def _storage(database: str | None, *, existing: bool = False) -> Storage:
+    """The server's database (migrated to the current schema).  A URL that does not parse, a dialect
+    or driver that is not installed, a database that cannot be reached or is not one: one line, exit 2.
+    With ``existing``, a SQLite file that does not exist is refused instead of made."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ..server.storage import Storage
+    from .main import default_database_url
+
+    text = database or default_database_url()
+    url = database_url(text)
     if existing and url.get_backend_name() == "sqlite":
         name = url.database or ""
         if name not in ("", ":memory:") and not name.startswith("file:") and not Path(name).is_file():
@@ -77,6 +84,11 @@ def database_failed(url: URL, exc: Exception) -> NoReturn:
     why = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
     if isinstance(exc, ImportError) and not isinstance(exc, MissingExtraError):
         why = f"its driver is not installed ({why})"
+        if url.get_backend_name() == "postgresql":
+            why += (
+                "; Masques reaches PostgreSQL through psycopg 3: write the URL as "
+                "postgresql+psycopg://USER:PASSWORD@HOST/NAME and pip install 'masques[postgres]'"
+            )
     fail(f"cannot use the database {url.render_as_string(hide_password=True)}: {why}")
 
 

@@ -21,7 +21,7 @@ import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
@@ -260,12 +260,14 @@ async def decide(
     legal: Sequence[int],
     fallback_rng: random.Random,
     where: str,
+    fields: Mapping[str, Any] | None = None,
 ) -> tuple[int, str]:
     """A legal action for a bot seat, and the level that chose it.
 
     ``make_job(level)`` builds the decision at that level; ``kind`` is tried twice, then each lower
     level once, then a random legal move is drawn here.  Failures are logged with ``where`` (the match
-    and seat) and the error's type only: nothing of the position goes to the log.
+    and seat, also given as the log line's ``fields``) and the error's type only: nothing of the
+    position goes to the log.
     """
     level = kind
     tries = 2
@@ -276,11 +278,11 @@ async def decide(
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("bot %s failed at %s: %s", level, where, type(exc).__name__)
+                log.warning("bot %s failed at %s: %s", level, where, type(exc).__name__, extra=fields)
                 continue
             if isinstance(action, int) and action in legal:
                 return action, level
-            log.warning("bot %s chose an illegal action at %s", level, where)
+            log.warning("bot %s chose an illegal action at %s", level, where, extra=fields)
         level = LOWER_LEVEL.get(level, "random")
         tries = 1
     return legal[fallback_rng.randrange(len(legal))], "random"

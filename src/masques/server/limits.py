@@ -47,6 +47,21 @@ RATE_DEFAULTS: dict[str, str] = {
 ANALYSIS_LEVELS = ("easy", "medium", "hard", "expert")
 """The bot levels that can analyse (the search levels: they value every move they try)."""
 
+SEAT_BOTS = ("random", "greedy", "easy", "medium", "hard", "expert")
+"""The bot levels that may take over an abandoned seat (the server's own, no extra needed)."""
+
+DAY = 86400.0
+RANGES: dict[str, tuple[float, float, str]] = {
+    "max_bot_matches": (0, 1_000_000, "--max-bot-matches / MASQUES_MAX_BOT_MATCHES"),
+    "max_spectators": (0, 1_000_000, "--max-spectators / MASQUES_MAX_SPECTATORS"),
+    "bot_timeout": (0.001, DAY, "--bot-timeout / MASQUES_BOT_TIMEOUT"),
+    "grace_seconds": (0.001, 365 * DAY, "--grace-seconds / MASQUES_GRACE_SECONDS"),
+    "open_expiry_seconds": (0.001, 3650 * DAY, "--open-expiry-seconds / MASQUES_OPEN_EXPIRY_SECONDS"),
+    "leaderboard_min_games": (0, 1_000_000, "--leaderboard-min-games / MASQUES_LEADERBOARD_MIN_GAMES"),
+}
+"""Each number's allowed range (inclusive) and where it is set: a value outside it (negative, not a
+number, infinite, beyond what a date can hold) stops the server at start-up with one line."""
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -123,6 +138,7 @@ class Limits:
                     numbers[name] = float(env[var])
                 except ValueError:
                     raise ValueError(f"{var} must be a number (got {env[var]!r})") from None
+                _check_range(name, numbers[name])
         if "MASQUES_ANY_SEED" in env:
             limits = replace(limits, any_seed=env["MASQUES_ANY_SEED"].strip().lower() in ("1", "true", "yes"))
         limits = replace(
@@ -141,12 +157,25 @@ class Limits:
         given = {k: v for k, v in overrides.items() if v is not None}
         if isinstance(given.get("rates"), str):
             given["rates"] = cls.parse_rates(given["rates"])
+        for name, value in given.items():
+            if name in RANGES:
+                _check_range(name, value)
         limits = replace(limits, **given)
         if limits.analysis_level not in ANALYSIS_LEVELS:
             raise ValueError(
                 f"the analysis level is one of {', '.join(ANALYSIS_LEVELS)} (got {limits.analysis_level!r})"
             )
+        if limits.abandoned_bot not in SEAT_BOTS:
+            raise ValueError(
+                f"MASQUES_ABANDONED_BOT is one of {', '.join(SEAT_BOTS)} (got {limits.abandoned_bot!r})"
+            )
         return limits
+
+
+def _check_range(name: str, value: float) -> None:
+    low, high, where = RANGES[name]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"{where} must be from {low:g} to {high:g} (got {value!r})")
 
 
 def client_key(host: str | None) -> str:

@@ -81,6 +81,19 @@ QUERY = re.compile(r"(/[^\s?\"']*)\?[^\s\"']*")
 """A path's query string in a log line: it may hold a seat token (``/ws/matches/ID?token=...``)."""
 
 
+class NoAddresses(logging.Filter):
+    """Drops uvicorn's own lines about each WebSocket (``ADDRESS - "WebSocket PATH" [accepted]``):
+    they name the client's raw address, and the access log already writes each connection, with
+    the client's key instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            record.name.startswith("uvicorn")
+            and isinstance(record.msg, str)
+            and record.msg.startswith('%s - "WebSocket ')
+        )
+
+
 class NoQueries(logging.Filter):
     """Cuts query strings from every line: uvicorn names each WebSocket it accepts or refuses with
     its full path, and an API client may give its seat token there."""
@@ -109,6 +122,7 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     """Send every log line (the server's, uvicorn's) to stderr, as JSON lines or as plain text."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(Stamp())
+    handler.addFilter(NoAddresses())
     handler.addFilter(NoQueries())
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
@@ -120,6 +134,10 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    # At debug level uvicorn's WebSocket protocol writes every frame it receives and sends (seat
+    # tokens in hellos, each seat's view): its own lines stop at info, whatever the level.
+    for name in ("uvicorn.error", "websockets"):
+        logging.getLogger(name).setLevel(max(logging.INFO, root.level))
     logging.getLogger("uvicorn.access").disabled = True  # the access log is ours (no query strings)
 
 

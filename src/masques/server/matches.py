@@ -1876,7 +1876,14 @@ class Registry:
 
         where = f"match {match.id} seat {seat} version {match.version}"
         action, _level = await decide(
-            self.bots, match.queue_owner, job, kind=kind, legal=legal, fallback_rng=rng, where=where
+            self.bots,
+            match.queue_owner,
+            job,
+            kind=kind,
+            legal=legal,
+            fallback_rng=rng,
+            where=where,
+            fields={"match": match.id, "seat": seat},
         )
         return action
 
