@@ -122,6 +122,12 @@ async def sqlite_registry(
         storage.engine.dispose()
 
 
+SELF_ELIMINATION = [14, 20, 26, 25, 24, 36, 18, 19, 36, 13, 12, 6, 7, 1, 36, 2, 36, 3, 4, 5, 11, 15]
+SELF_ELIMINATION += [16, 22, 21, 34, 35, 36, 29, 28]
+"""Three-player Masker, seed 9: the 30th action is seat 2's, which takes its own last colour off the
+board (MK-10) and leaves it to choose the crosses that fill its piles (MK-11): out, yet to move."""
+
+
 RELAXED_ENV = {
     "MASQUES_RATE_LIMITS": "off",
     "MASQUES_MAX_BOT_MATCHES": "10000",

@@ -426,3 +426,39 @@ def test_a_correspondence_match_that_left_memory_is_timed_out_by_the_sweep(url: 
             storage.engine.dispose()
 
     asyncio.run(scenario())
+
+
+def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_not_hold_it(
+    tmp_path: Path,
+) -> None:
+    """A rematch's first turn has its stored deadline like any other turn; and a late turn of a
+    match no process holds (its process died) is played once another process's sweep finds it."""
+    now = [1_000_000.0]
+
+    async def first() -> str:
+        async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human"] * 2, turn_seconds=60)
+            for seat in range(2):
+                await registry.join(match, f"p{seat}", seat)
+            await registry.resign(match, 0)
+            for seat in range(2):
+                await registry.answer_rematch(match, seat, True)
+            assert match.rematch is not None
+            rematch: str = match.rematch["match"]
+            row = registry.storage.match(rematch)
+            assert row is not None and row.status == "running" and row.deadline == now[0] + 60
+            return rematch
+
+    async def later(rematch: str) -> None:
+        now[0] += 3600  # its process went away; another one's sweep finds the late turn
+        async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
+            assert await registry.check_deadlines() == 0  # not a clock that loses: its task plays
+            match = registry.matches[rematch]
+            for _ in range(200):
+                if match.version >= 1:
+                    break
+                await asyncio.sleep(0.05)
+            assert match.version == 1 and match.status == "running"
+
+    rematch = asyncio.run(first())
+    asyncio.run(later(rematch))

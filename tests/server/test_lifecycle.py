@@ -401,10 +401,7 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
     asyncio.run(scenario())
 
 
-# Three-player Masker (seed 9): the 30th action is seat 2's, which takes its own last colour off the
-# board (MK-10) and leaves it to choose the crosses that fill its piles (MK-11): out, yet to move.
-SELF_ELIMINATION = [14, 20, 26, 25, 24, 36, 18, 19, 36, 13, 12, 6, 7, 1, 36, 2, 36, 3, 4, 5, 11, 15]
-SELF_ELIMINATION += [16, 22, 21, 34, 35, 36, 29, 28]
+SELF_ELIMINATION = support.SELF_ELIMINATION
 
 
 async def _out_and_to_move(registry: matches.Registry, **create: Any) -> tuple[matches.LiveMatch, list[str]]:

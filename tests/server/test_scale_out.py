@@ -33,6 +33,7 @@ from sqlalchemy import create_engine, text
 from masques.engine import GameRecord
 from masques.server import fanout as fanout_module
 from masques.server import matches as matches_module
+from masques.server.errors import ServerError
 from masques.server.fanout import Moved
 from masques.server.matches import Client, Registry
 from masques.server.storage import Storage, hash_token
@@ -365,3 +366,89 @@ def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Pat
             storage.engine.dispose()
 
     asyncio.run(scenario())
+
+
+def test_the_last_seats_taken_through_two_processes_at_once_start_the_match(tmp_path: Path) -> None:
+    """Each process sees only the seat it gave: the one that hears of the other's (or reads it
+    after its own) starts the match, once."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            made = await a.create("masker", {"players": 2}, ["human", "human"])
+            there = await b.get(made.id)
+            await asyncio.gather(a.join(made, "p0", 0), b.join(there, "p1", 1))
+            await _until(lambda: made.status == there.status == "running", "both to see the start")
+            row = a.storage.match(made.id)
+            assert row is not None and row.status == "running"
+
+    run_async(scenario())
+
+
+def test_an_end_decided_in_one_process_counts_a_move_just_made_in_the_other(tmp_path: Path) -> None:
+    """Seat 2's move through B puts it out of the game (MK-10); seat 0 resigns through A before A has
+    heard of the move: A reads it first, so seat 2 loses with seat 0 and seat 1 alone wins."""
+    from masques_server_support import SELF_ELIMINATION  # type: ignore[import-not-found]
+
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            here = await a.create("masker", {"players": 3}, ["human"] * 3, seed=9)
+            for seat in range(3):
+                await a.join(here, f"p{seat}", seat)
+            there = await b.get(here.id)
+            for action in SELF_ELIMINATION[:-1]:
+                await a.submit(here, here.state.current_player, action, here.version)
+            await _until(lambda: there.version == here.version, "B to follow")
+
+            async def deaf(*_args: Any) -> None:  # A hears nothing more of B for now
+                return None
+
+            a._on_remote_move = deaf  # type: ignore[method-assign]
+            a._on_remote_change = deaf  # type: ignore[method-assign]
+            await b.submit(there, 2, SELF_ELIMINATION[-1], there.version)
+            assert there.state.is_out(2) and not here.state.is_out(2)
+            await a.resign(here, 0)
+            assert here.end == {"reason": "resigned", "seats": [0, 2], "winners": [1]}
+            row = a.storage.match(here.id)
+            assert row is not None and row.end == here.end
+
+    run_async(scenario())
+
+
+def test_an_expiry_and_a_departure_reach_the_other_process(tmp_path: Path) -> None:
+    """An open match A expires though only B holds it: B hears of it, and a join through B is
+    refused.  A seat's last connection closing in A takes back A's note that it is connected."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def send(_text: str) -> None:
+        return None
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            waiting = await b.create("masker", {"players": 2}, ["human", "human"])
+            a.storage.stale_open_matches = lambda _older_than: [waiting.id]  # type: ignore[method-assign]
+            assert await a.expire_open() == 1 and waiting.id not in a.matches
+            await _until(lambda: waiting.status == "expired", "B to hear of the expiry")
+            with pytest.raises(ServerError) as refused:
+                await b.join(waiting, "late", 0)
+            assert refused.value.code == "expired"
+
+            played = await a.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await a.join(played, f"p{seat}", seat))[1] for seat in (0, 1)]
+            client = Client(1, send, seat_token=hash_token(tokens[1]))
+            await a.connect(played, client)
+            assert b.fanout is not None
+            await _until_async(lambda: b.fanout.present(played.id, 1), True, "B to see seat 1 connected")  # type: ignore[union-attr]
+            await a.disconnect(played, client)
+            assert not await b.fanout.present(played.id, 1)
+
+    run_async(scenario())
+
+
+async def _until_async(ask: Any, wanted: Any, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while await ask() != wanted:
+        assert time.monotonic() < deadline, f"waited {TIMEOUT} s for {what}"
+        await asyncio.sleep(0.05)

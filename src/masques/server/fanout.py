@@ -174,6 +174,14 @@ class Fanout:
         except Exception as exc:  # Redis down: the next sweep notes them again
             log.warning("could not note connected seats (%s)", type(exc).__name__)
 
+    async def gone(self, match_id: str, seat: int) -> None:
+        """Take back this process's note that the seat is connected: its last connection here closed
+        (else the others would count it present until the note ran out, its grace period longer)."""
+        try:
+            await self.client.delete(f"{PRESENCE}{match_id}:{seat}:{self.origin}")
+        except Exception as exc:  # Redis down: the note runs out by itself
+            log.warning("could not note a seat's departure (%s)", type(exc).__name__)
+
     async def present(self, match_id: str, seat: int) -> bool:
         """Whether another process noted this seat connected lately.  Without an answer from
         Redis, say yes: a seat is never handed to a bot for an absence that cannot be told."""

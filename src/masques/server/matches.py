@@ -1131,13 +1131,20 @@ class Registry:
                 self.storage.claim_seat, match.id, seat, name, token, key_hash, player_id=player_id
             )
             if not await self._write(claim):
+                await self._catch_up(match)  # taken, or the match expired, through another process
+                if match.status == "expired":
+                    raise ServerError(409, "expired", "this match expired before its players came")
                 raise ServerError(409, "seat_taken", f"seat {seat} is not free")
             match.seats[seat] = Seat(
                 HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
             )
             if not any(c.seat == seat for c in match.clients):
                 match.seats[seat].away_since = self.now()
+            if self.fanout is not None:
+                await self._catch_up(match)  # the other seats, some maybe taken through another process
         await self._maybe_start(match)
+        if match.status == "expired":  # it expired as this seat was taken
+            raise ServerError(409, "expired", "this match expired before its players came")
         await self.broadcast(match)
         if self.fanout is not None:
             await self.fanout.publish(match.id)
@@ -1174,8 +1181,9 @@ class Registry:
             match.deadline = turn.deadline
             if not await self._write(partial(self.storage.start_match, match.id, turn)):
                 async with match.lock:
-                    await self._catch_up(match)  # it expired meanwhile (another process)
-                return
+                    await self._catch_up(match)  # started by another process, or expired meanwhile
+                if match.status != "running":
+                    return
             self._schedule_bots(match)
             self._watch_away(match)
             self._arm(match)
@@ -1357,6 +1365,7 @@ class Registry:
         async with match.lock:
             changed = await self._catch_up(match)
         if changed:
+            await self._maybe_start(match)  # the last seat taken through another process
             await self.broadcast(match)
             self._schedule_bots(match)
 
@@ -1389,6 +1398,8 @@ class Registry:
                 else:
                     match.actors.append(moved.seat)
                     match.clock, match.deadline = moved.clock, moved.deadline
+                    if match.turn_seconds:
+                        match.turn_deadline = moved.deadline
                     match.last_used = time.monotonic()
                     self._arm(match)
                     changed = True
@@ -1525,34 +1536,42 @@ class Registry:
         if_at: int | None = None,
     ) -> None:
         """End the match without its last move; a rated match rates it (no one wins an aborted one).
-        ``decide`` says how it ends (or refuses, raising ServerError) once the match is locked: a
-        move made meanwhile (a seat now out, an opponent back) counts.  ``if_at``: only if the
-        match is still at that version in storage (a time-out: another process may have committed
-        a move in time that this one has not heard of yet)."""
+        ``decide`` says how it ends (or refuses, raising ServerError) once the match is locked and
+        caught up: a move made meanwhile (a seat now out, an opponent back), through this process
+        or another, counts.  The end is stored only if the match is still at the version it was
+        decided at; else it is decided again on the newer state.  ``if_at``: a time-out's version,
+        which must not be decided again (a move in time answers it)."""
         async with match.lock:
-            if match.status != "running":
-                raise ServerError(409, "not_running", not_running or "the match is not being played")
-            end = decide()
-            aborted = end["reason"] == "aborted"
-            ranks = None if aborted else ranks_from_winners(len(match.seats), end["winners"])
-            now = datetime.now(UTC)
-            charged = None
-            if match.clock is not None:
-                charged = clocks.stopped(match.clock, match.to_move, match.playing, self.now())
-            finish = partial(
-                self.storage.end_match,
-                match.id,
-                end,
-                "finished",
-                now,
-                ranks=ranks,
-                clock=charged,
-                version=if_at,
-            )
-            done, ratings = await self._write(finish)
-            if not done:
+            for _attempt in range(3):
+                if self.fanout is not None:
+                    await self._catch_up(match)  # a move or seat another process has just committed
+                if match.status != "running":
+                    raise ServerError(409, "not_running", not_running or "the match is not being played")
+                end = decide()
+                aborted = end["reason"] == "aborted"
+                ranks = None if aborted else ranks_from_winners(len(match.seats), end["winners"])
+                now = datetime.now(UTC)
+                charged = None
+                if match.clock is not None:
+                    charged = clocks.stopped(match.clock, match.to_move, match.playing, self.now())
+                finish = partial(
+                    self.storage.end_match,
+                    match.id,
+                    end,
+                    "finished",
+                    now,
+                    ranks=ranks,
+                    clock=charged,
+                    version=match.version if if_at is None else if_at,
+                )
+                done, ratings = await self._write(finish)
+                if done:
+                    break
                 await self._catch_up(match)
-                raise ServerError(409, "not_running", "the match has just ended")
+                if if_at is not None or match.status != "running":
+                    raise ServerError(409, "not_running", "the match has just ended")
+            else:
+                raise ServerError(409, "stale_version", "the match keeps changing: try again")
             match.status, match.end, match.finished, match.ratings = "finished", end, now, ratings
             match.deadline = None
             if charged is not None:
@@ -1733,6 +1752,8 @@ class Registry:
             control = {k: v for k, v in match.clock.items() if k not in ("remaining", "turn_started")}
             clock = clocks.start(control, n, control["at_zero"], self.now())
             deadline = clocks.deadline(clock, to_move, [s.kind == HUMAN for s in seats])
+        elif match.turn_seconds and to_move is not None and seats[to_move].kind == HUMAN:
+            deadline = self.now() + match.turn_seconds  # the per-turn clock's, stored as a move's is
         spec = NewMatch(
             secrets.token_hex(8),
             game.name,
@@ -1803,11 +1824,15 @@ class Registry:
                 wake = min(away.values()) + match.grace_seconds - now
                 await asyncio.sleep(max(0.05, wake))
                 continue
-            due = [i for i in due if not await self._present_elsewhere(match, i)]
+            # A seat connected through another process is present (its grace starts over there).
+            elsewhere = {i for i in away if await self._present_elsewhere(match, i)}
+            due = [i for i in due if i not in elsewhere]
             # Who is present to decide: a seat out of the game (MK-10) has no stake left in it,
             # and an absent one goes to a bot at once (nobody may claim against it).
             present = [
-                i for i, s in enumerate(match.seats) if s.held and i not in away and not match.state.is_out(i)
+                i
+                for i, s in enumerate(match.seats)
+                if s.held and (i not in away or i in elsewhere) and not match.state.is_out(i)
             ]
             to_bots = [i for i in due if not present or match.state.is_out(i)]
             if to_bots:
@@ -1839,7 +1864,9 @@ class Registry:
         for match_id in ids:
             live = self.matches.get(match_id)
             if live is None:
-                await asyncio.to_thread(expire, match_id)
+                done, _ = await asyncio.to_thread(expire, match_id)
+                if done and self.fanout is not None:
+                    await self.fanout.publish(match_id)  # another process may hold it
                 continue
             async with live.lock:  # not while its last seat is being taken
                 if live.status != "open" or not (await asyncio.to_thread(expire, match_id))[0]:
@@ -1939,13 +1966,21 @@ class Registry:
             return  # this turn's clock runs already: a bot taking another seat does not reset it
         # The deadline stored with the move that began this turn (or with the match's start), so a
         # restart or another server process gives no one a fresh turn.
+        fresh = match.deadline is None
         match.turn_deadline = match.deadline = match.turn_clock_deadline()
         match.turn_clock_for = (match.version, seat)
         if match.clock_task is not None:
             match.clock_task.cancel()
-        match.clock_task = asyncio.get_running_loop().create_task(self._clock(match, match.version, seat))
+        match.clock_task = asyncio.get_running_loop().create_task(
+            self._clock(match, match.version, seat, store=fresh)
+        )
 
-    async def _clock(self, match: LiveMatch, version: int, seat: int) -> None:
+    async def _clock(self, match: LiveMatch, version: int, seat: int, *, store: bool = False) -> None:
+        deadline = match.turn_deadline
+        if store and deadline is not None:  # none was stored (a seat a person took back, an old row)
+            kept = await self._write(partial(self.storage.set_turn_deadline, match.id, deadline, version))
+            if kept != deadline and match.version == version:  # another process stored its own first
+                match.turn_deadline = match.deadline = kept
         await asyncio.sleep(max(0.0, (match.turn_deadline or self.now()) - self.now()))
         if match.version != version or match.status != "running":
             return  # the player moved in time
@@ -2024,6 +2059,9 @@ class Registry:
                 match = await self.get(match_id)
             except ServerError:
                 continue  # a match whose rules are gone cannot be resumed
+            if match.turn_seconds:  # the per-turn clock's own task plays the late turn, once loaded
+                self._schedule_bots(match)
+                continue
             if await self.time_out(match):
                 done += 1
         return done
@@ -2157,6 +2195,9 @@ class Registry:
 
     async def disconnect(self, match: LiveMatch, client: Client) -> None:
         self._gone(match, client)
+        seat = client.seat
+        if self.fanout is not None and seat is not None and not any(c.seat == seat for c in match.clients):
+            await self.fanout.gone(match.id, seat)
 
     def _gone(self, match: LiveMatch, client: Client) -> None:
         """A connection left the match: closed, or dropped for falling behind (then its socket

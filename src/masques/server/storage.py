@@ -244,6 +244,10 @@ CLAIM_SEAT = (
         _SEATS.c.seat == bindparam("the_seat"),
         _SEATS.c.kind == "human",
         _SEATS.c.token_hash.is_(None),
+        # seats are taken while the match is open (expired meanwhile, by another process: none)
+        select(_MATCHES.c.id)
+        .where(_MATCHES.c.id == bindparam("the_match"), _MATCHES.c.status == "open")
+        .exists(),
     )
     .values(
         name=bindparam("new_name"),
@@ -686,6 +690,20 @@ class Storage:
                 .values(status="running", clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
             )
             return bool(started.rowcount)  # type: ignore[attr-defined]
+
+    def set_turn_deadline(self, match_id: str, deadline: float, version: int) -> float | None:
+        """Store a per-turn clock's deadline for the turn at ``version`` unless one is stored already
+        (another process was first) or the match has moved on; the deadline stored after."""
+        with self.session() as s:
+            row = s.scalars(select(MatchRow).where(MatchRow.id == match_id).with_for_update()).one_or_none()
+            if row is None:
+                return None
+            moves = s.scalar(
+                select(func.count()).select_from(ActionRow).where(ActionRow.match_id == match_id)
+            )
+            if row.status == "running" and row.deadline is None and moves == version:
+                row.deadline = deadline
+            return row.deadline
 
     def set_clock(self, match_id: str, turn: Turn) -> None:
         with self.session() as s:
@@ -1248,16 +1266,11 @@ class Storage:
             )
 
     def due(self, now: float) -> list[str]:
-        """Running matches whose player to move has run out of time at ``now`` (a per-turn clock's
-        deadline is stored too, but the match's own task plays for the late player)."""
+        """Running matches whose player to move has run out of time at ``now`` (of any clock: a
+        per-turn clock's late turn is played by the match's own task, once the match is loaded)."""
         with self.session() as s:
-            return list(
-                s.scalars(
-                    select(MatchRow.id).where(
-                        MatchRow.status == "running", MatchRow.deadline <= now, MatchRow.turn_seconds == 0
-                    )
-                )
-            )
+            due = select(MatchRow.id).where(MatchRow.status == "running", MatchRow.deadline <= now)
+            return list(s.scalars(due))
 
     # -- chat -----------------------------------------------------------------------------------
     def add_chat(self, line: ChatRow) -> ChatRow:
