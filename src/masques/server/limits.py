@@ -179,7 +179,8 @@ def _check_range(name: str, value: float) -> None:
 
 
 def client_key(host: str | None) -> str:
-    """A stable, non-reversible name for a client address (what storage and logs keep)."""
+    """A stable name for a client address, what storage and logs keep instead of the address: a
+    hash, pseudonymous rather than secret (the few billion IPv4 addresses can all be tried)."""
     return "ip:" + hashlib.sha256((host or "unknown").encode()).hexdigest()[:20]
 
 
