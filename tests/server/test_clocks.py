@@ -462,3 +462,39 @@ def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_n
 
     rematch = asyncio.run(first())
     asyncio.run(later(rematch))
+
+
+def test_a_turn_clock_with_no_stored_deadline_stores_one_and_a_catch_up_meanwhile_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A running per-turn match stored without its deadline (a row from before deadlines were kept)
+    gets a whole turn, stored once; reading the match again while that is written neither loses
+    the deadline nor plays the person's move."""
+    from sqlalchemy import text
+
+    now = [1_000_000.0]
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
+            made = await registry.create("masker", {"players": 2}, ["human"] * 2, turn_seconds=600)
+            for seat in range(2):
+                await registry.join(made, f"p{seat}", seat)
+        async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
+            with registry.storage.engine.begin() as connection:
+                connection.execute(text("UPDATE matches SET deadline = NULL WHERE id = :i"), {"i": made.id})
+            store = registry.storage.set_turn_deadline
+
+            def slowly(*args: Any) -> float | None:
+                time.sleep(0.3)
+                return store(*args)
+
+            registry.storage.set_turn_deadline = slowly  # type: ignore[method-assign]
+            match = await registry.get(made.id)
+            await asyncio.sleep(0.05)  # the clock is writing its deadline
+            await registry.reload_seats([made.id])
+            await asyncio.sleep(1.0)
+            assert match.version == 0 and match.turn_deadline == now[0] + 600
+            row = registry.storage.match(made.id)
+            assert row is not None and row.deadline == now[0] + 600
+
+    asyncio.run(scenario())

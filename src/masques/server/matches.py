@@ -1140,7 +1140,7 @@ class Registry:
             )
             if not any(c.seat == seat for c in match.clients):
                 match.seats[seat].away_since = self.now()
-            if self.fanout is not None:
+            if self.fanout is not None and not all(s.taken for s in match.seats):
                 await self._catch_up(match)  # the other seats, some maybe taken through another process
         await self._maybe_start(match)
         if match.status == "expired":  # it expired as this seat was taken
@@ -1520,6 +1520,9 @@ class Registry:
         await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name)
         match.seats[seat].kind = level
         match.seats[seat].away_since = None
+        if match.turn_seconds and seat == match.to_move and match.deadline is not None:
+            match.deadline = match.turn_deadline = None  # a bot's turn has no clock
+            await asyncio.to_thread(self.storage.set_clock, match.id, match.turn())
         if match.clock is not None:
             turn = match.turn()
             match.deadline = turn.deadline
@@ -1828,7 +1831,8 @@ class Registry:
             elsewhere = {i for i in away if await self._present_elsewhere(match, i)}
             due = [i for i in due if i not in elsewhere]
             # Who is present to decide: a seat out of the game (MK-10) has no stake left in it,
-            # and an absent one goes to a bot at once (nobody may claim against it).
+            # and one absent past its grace goes to a bot even while others are present (nobody
+            # may claim against it).
             present = [
                 i
                 for i, s in enumerate(match.seats)
@@ -1861,10 +1865,12 @@ class Registry:
         ids = await asyncio.to_thread(self.storage.stale_open_matches, limit)
         end = {"reason": "expired", "seats": [], "winners": []}
         expire = partial(self.storage.end_match, end=end, status="expired", was="open")
+        expired = 0
         for match_id in ids:
             live = self.matches.get(match_id)
             if live is None:
                 done, _ = await asyncio.to_thread(expire, match_id)
+                expired += done
                 if done and self.fanout is not None:
                     await self.fanout.publish(match_id)  # another process may hold it
                 continue
@@ -1872,8 +1878,9 @@ class Registry:
                 if live.status != "open" or not (await asyncio.to_thread(expire, match_id))[0]:
                     continue
                 live.status, live.end = "expired", end
+            expired += 1
             await self._changed(live)
-        return len(ids)
+        return expired
 
     # -- bots and clocks ----------------------------------------------------------------------
     def _schedule_bots(self, match: LiveMatch) -> None:
@@ -1966,22 +1973,29 @@ class Registry:
             return  # this turn's clock runs already: a bot taking another seat does not reset it
         # The deadline stored with the move that began this turn (or with the match's start), so a
         # restart or another server process gives no one a fresh turn.
-        fresh = match.deadline is None
-        match.turn_deadline = match.deadline = match.turn_clock_deadline()
+        fresh = match.deadline is None  # none stored (a seat a person took back, an older row)
+        deadline = match.turn_clock_deadline()
+        if deadline is None:
+            return
+        match.turn_deadline = deadline  # and match.deadline once stored: until then, storage's
         match.turn_clock_for = (match.version, seat)
         if match.clock_task is not None:
             match.clock_task.cancel()
         match.clock_task = asyncio.get_running_loop().create_task(
-            self._clock(match, match.version, seat, store=fresh)
+            self._clock(match, match.version, seat, deadline, store=fresh)
         )
 
-    async def _clock(self, match: LiveMatch, version: int, seat: int, *, store: bool = False) -> None:
-        deadline = match.turn_deadline
-        if store and deadline is not None:  # none was stored (a seat a person took back, an old row)
+    async def _clock(
+        self, match: LiveMatch, version: int, seat: int, deadline: float, *, store: bool
+    ) -> None:
+        if store:
             kept = await self._write(partial(self.storage.set_turn_deadline, match.id, deadline, version))
-            if kept != deadline and match.version == version:  # another process stored its own first
-                match.turn_deadline = match.deadline = kept
-        await asyncio.sleep(max(0.0, (match.turn_deadline or self.now()) - self.now()))
+            deadline = kept if kept is not None else deadline  # another process's, if it was first
+            if match.version == version:
+                match.turn_deadline = match.deadline = deadline
+        else:
+            match.deadline = deadline
+        await asyncio.sleep(max(0.0, deadline - self.now()))
         if match.version != version or match.status != "running":
             return  # the player moved in time
         action = await self._decide(match, seat, "greedy", "clock")

@@ -37,10 +37,12 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    and_,
     bindparam,
     create_engine,
     event,
     func,
+    or_,
     select,
     text,
     update,
@@ -1265,12 +1267,16 @@ class Storage:
                 )
             )
 
-    def due(self, now: float) -> list[str]:
-        """Running matches whose player to move has run out of time at ``now`` (of any clock: a
-        per-turn clock's late turn is played by the match's own task, once the match is loaded)."""
+    def due(self, now: float, turn_late: float = 30.0) -> list[str]:
+        """Running matches whose player to move has run out of time at ``now``; a per-turn clock's
+        only once ``turn_late`` seconds late (the process holding it plays the turn at its deadline:
+        the sweep takes up only a match no process holds, whose task then plays it)."""
         with self.session() as s:
-            due = select(MatchRow.id).where(MatchRow.status == "running", MatchRow.deadline <= now)
-            return list(s.scalars(due))
+            late = or_(
+                and_(MatchRow.turn_seconds == 0, MatchRow.deadline <= now),
+                and_(MatchRow.turn_seconds != 0, MatchRow.deadline <= now - turn_late),
+            )
+            return list(s.scalars(select(MatchRow.id).where(MatchRow.status == "running", late)))
 
     # -- chat -----------------------------------------------------------------------------------
     def add_chat(self, line: ChatRow) -> ChatRow:
