@@ -1627,7 +1627,7 @@ def test_a_serialised_state_is_a_snapshot_not_a_handle() -> None:
 def test_ms_7_ms_9_ms_11_a_turn_goes_on_until_its_seat_has_done_its_part(auction: str) -> None:
     """``mid_turn`` (the clocks' increment comes once a turn): true in a paid move after its first
     step and while a card's choices go on (MS-9, MS-12), for a seat's second stick of the set-up
-    (MS-7), and for the drawer's opening bid or decline right after the draw (MS-9c, MS-11); false
+    (MS-7), and for the drawer's opening bid or decline right after the draw (MS-9, MS-11); false
     at the start of every other decision."""
     from masques.engine import load_game
     from masques.games.maske.game import DRAW

@@ -321,7 +321,7 @@ class MaskeState(State):
 
     def mid_turn(self) -> bool:
         """MS-9: a paid move goes on step by step until done; MS-12: a card's choices are one turn;
-        MS-7: a seat puts both its sticks in one turn; MS-9c/MS-11: the drawer's opening bid (or
+        MS-7: a seat puts both its sticks in one turn; MS-9/MS-11: the drawer's opening bid (or
         decline) is part of the turn that drew the card."""
         phase = self.phase
         if phase in (MOVING, EFFECT):
