@@ -166,9 +166,16 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         answer = api.post(f"/api/matches/{match_id}/seats/1/bot", headers=as_seat(tokens[0]))
         assert answer.status_code == 200, answer.text
         assert answer.json()["seats"][1]["kind"] == "random"
-        again = support.Conn(quick.ws_url, match_id, tokens[1], 1)  # bob is back: a bot has his seat now
-        assert again.first_state()["your_turn"] is False
+        # bob is back: a bot has his seat now, so he watches as a spectator does (the bot sees
+        # what the seat sees from now on, he does not), and reads as one
+        again = support.Conn(quick.ws_url, match_id, tokens[1], 1)
+        watching = again.first_state()
+        assert watching["seat"] is None and watching["your_turn"] is False
+        assert watching["observation"]["your_colour"] is None and watching["observation"]["seat"] is None
         again.close()
+        replay = f"/api/matches/{match_id}/replay"
+        assert api.get(replay, headers=as_seat(tokens[1])).json() == api.get(replay).json()
+        error(api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[1])), 403, "not_seated")
         support.play_out(ann, api, match_id)
         wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match did not finish")
         ann.close()

@@ -701,6 +701,8 @@ def create_app(
         signed = None if token else await people.optional_session(request)
         registry = registry_of(request)
         seat = await registry.seat_of(match, token, None if signed is None else signed.player)
+        if seat is not None and match.played_by_bot(seat):
+            return None  # while a bot plays it, its person reads as a spectator does
         if seat is not None and token:  # a disabled account's, or an ended, seat token reads nothing
             await registry.check_seat_account(match, seat, token)
         return seat
@@ -719,6 +721,8 @@ def create_app(
             signed = await session_of(websocket)
             player = None if signed is None else signed.player
             seat = await registry.seat_of(match, token, player)
+            if seat is not None and match.played_by_bot(seat):
+                seat = None  # its person watches while a bot plays it
             if seat is not None:
                 await registry.check_seat_account(match, seat, token)
             client = Client(

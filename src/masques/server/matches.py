@@ -164,7 +164,10 @@ class Client:
         A spectator's connection may watch while its player holds no seat here (once they do, it
         must not read the spectators' chat: it connects again, to the seat)."""
         if self.seat is None:
-            return self.player is None or match.seat_of_player(self.player) is None
+            mine = match.seat_of_player(self.player)
+            return mine is None or match.played_by_bot(mine)
+        if match.played_by_bot(self.seat):
+            return False  # its person watches from now on (a bot has the seat's eyes)
         seat = match.seats[self.seat]
         if self.seat_token is not None:
             return seat.token_hash is not None and secrets.compare_digest(seat.token_hash, self.seat_token)
@@ -349,6 +352,11 @@ class LiveMatch:
             if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
                 return number
         raise ServerError(403, "bad_token", "this token does not hold a seat in this match")
+
+    def played_by_bot(self, seat: int) -> bool:
+        """A bot plays its person's seat while the match goes on (the person left, or ran out of
+        time): the person watches as a spectator does, for the bot now sees what the seat sees."""
+        return self.status == "running" and self.seats[seat].kind != HUMAN
 
     def seat_of_player(self, player: Player | None) -> int | None:
         """The seat a player holds here (None: a spectator)."""
