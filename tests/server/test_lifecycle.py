@@ -174,7 +174,9 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         assert watching["observation"]["your_colour"] is None and watching["observation"]["seat"] is None
         again.close()
         replay = f"/api/matches/{match_id}/replay"
-        assert api.get(replay, headers=as_seat(tokens[1])).json() == api.get(replay).json()
+        theirs = api.get(replay, headers=as_seat(tokens[1])).json()
+        public = api.get(replay).json()  # asked after: the bot may have moved meanwhile
+        assert theirs == public[: len(theirs)]
         error(api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[1])), 403, "not_seated")
         support.play_out(ann, api, match_id)
         wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match did not finish")

@@ -47,6 +47,7 @@ def test_maske_game_against_bots(page: Page, web_server: Any, auction: str) -> N
         "offered": 0,
         "entered": 0,
         "dropped": 0,
+        "others": 0,
     }
 
     def click_any(locator: Any) -> None:
@@ -104,8 +105,14 @@ def test_maske_game_against_bots(page: Page, web_server: Any, auction: str) -> N
         elif phase == "auction":
             seen["auctions"] += 1
             bid = decision.locator("[data-key=bid]")
-            # The first bid typed and entered, the next decision a drop, then either at random.
-            if bid.count() and (not seen["entered"] or (seen["dropped"] and rng.random() < 0.6)):
+            held = frames.last_state()["observation"]["auction"]
+            opening = held["turn"] == held["drawer"] and held["high"] is None
+            seen["others"] += not opening
+            # The person's own card: the first time a bid typed and entered.  Another's card: the
+            # first time left by the button the rule names.  Then either at random.
+            first_of_its_kind = not seen["entered"] if opening else not seen["dropped"]
+            wants_bid = opening if first_of_its_kind else rng.random() < 0.6
+            if bid.count() and wants_bid:
                 field = decision.locator("input[type=number]")
                 field.fill(field.get_attribute("max") or "1")
                 if not seen["entered"]:
@@ -118,11 +125,9 @@ def test_maske_game_against_bots(page: Page, web_server: Any, auction: str) -> N
                     decision.locator("[data-key=bid]").click()
             else:
                 drop = decision.locator("[data-key=drop]")
-                held = frames.last_state()["observation"]["auction"]
-                opening = held["turn"] == held["drawer"] and held["high"] is None
                 expected = "Decline" if opening else "Pass" if auction == "open" else "Drop out"
                 assert drop.text_content() == expected
-                seen["dropped"] += 1
+                seen["dropped"] += not opening
                 drop.click()
         # Otherwise a bought card's decision: a hole, a stick, a step, a player, a turn, or done.
         elif holes.count():
@@ -161,7 +166,9 @@ def test_maske_game_against_bots(page: Page, web_server: Any, auction: str) -> N
     assert made >= 5
     assert seen["shot"] == 1, "the person drew a card and saw it"
     assert seen["steps"] >= 1
-    assert seen["dropped"] >= 1, "the person left an auction, by the button the rule names"
+    # Whether another seat's card came to the person to bid on depends on the bots' random choices
+    # (and the person's points): when one did, the person left it by the button the rule names.
+    assert seen["dropped"] >= 1 or not seen["others"], "the person left an auction, by the rule's button"
     assert seen["offered"] > 0
     page.get_by_test_id("end").wait_for(state="visible")
     assert page.locator(".ms-decision h3").text_content() == "Game over"
