@@ -335,9 +335,7 @@ def test_a_turn_clock_runs_for_people_only(tmp_path: Path) -> None:
             assert match.seats[match.to_move].kind == "random"
             assert summary["turn_deadline"] is None and summary["clock"]["running"] is None
 
-            people = await registry.create("masker", {"players": 2}, ["human"] * 2, seed=2, turn_seconds=60)
-            for seat in range(2):
-                await registry.join(people, f"p{seat}", seat)
+            people = await _two_people(registry, turn_seconds=60, seed=2)
             registry._start_clock(people)
             mover = people.to_move
             assert mover is not None and people.summary()["clock"]["running"] == mover
@@ -351,6 +349,14 @@ def test_a_turn_clock_runs_for_people_only(tmp_path: Path) -> None:
 
 async def _never(_match: Any) -> None:
     return None
+
+
+async def _two_people(registry: Registry, **create: Any) -> Any:
+    """A two-player Masker match of people, both seats taken (so it runs)."""
+    match = await registry.create("masker", {"players": 2}, ["human"] * 2, **create)
+    for seat in range(2):
+        await registry.join(match, f"p{seat}", seat)
+    return match
 
 
 def test_a_rated_live_match_lost_on_time_is_rated(url: str, clock: FakeClock) -> None:
@@ -437,9 +443,7 @@ def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_n
 
     async def first() -> str:
         async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
-            match = await registry.create("masker", {"players": 2}, ["human"] * 2, turn_seconds=60)
-            for seat in range(2):
-                await registry.join(match, f"p{seat}", seat)
+            match = await _two_people(registry, turn_seconds=60)
             await registry.resign(match, 0)
             for seat in range(2):
                 await registry.answer_rematch(match, seat, True)
@@ -476,9 +480,7 @@ def test_a_turn_clock_with_no_stored_deadline_stores_one_and_a_catch_up_meanwhil
 
     async def scenario() -> None:
         async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
-            made = await registry.create("masker", {"players": 2}, ["human"] * 2, turn_seconds=600)
-            for seat in range(2):
-                await registry.join(made, f"p{seat}", seat)
+            made = await _two_people(registry, turn_seconds=600)
         async with support.sqlite_registry(tmp_path, clock=lambda: now[0]) as registry:
             with registry.storage.engine.begin() as connection:
                 connection.execute(text("UPDATE matches SET deadline = NULL WHERE id = :i"), {"i": made.id})
