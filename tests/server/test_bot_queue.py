@@ -7,6 +7,7 @@ import asyncio
 import concurrent.futures
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -35,7 +36,8 @@ WAIT = 60.0
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    """A Redis database of its own for each test worker, emptied before and after."""
+    """A Redis database of its own for each test worker (12 to 15), emptied before and after: no
+    other test may use these (test_scale_out's own is 10, test_accounts' 9, the benchmarks' 11)."""
     base = os.environ.get("MASQUES_TEST_REDIS_URL")
     assert base, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh (it starts Redis)"
     index = 12 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % 4
@@ -231,7 +233,10 @@ def test_a_worker_killed_mid_move_has_its_job_taken_by_another_and_no_match_hang
                 assert time.monotonic() < deadline, f"a match hung:\n{server.log()}"
                 time.sleep(0.25)
         assert survivor.poll() is None
-        assert f"bot job {taken.decode()} taken over (try 2)" in workers.log(1)
+        # The worker names what the job was for: its match and seat.
+        took_over = rf"bot job {taken.decode()} taken over \(try 2\): match (\w+) seat (\d)"
+        took = re.search(took_over, workers.log(1))
+        assert took is not None and took[1] in matches and took[2] in "01", workers.log(1)
         log = (tmp_path / "server.log").read_text("utf-8")
         assert " failed at " not in log, "every decision came from its own level: none was replayed lower"
     finally:

@@ -34,6 +34,7 @@ from functools import partial
 from typing import Any
 
 from ..extras import require
+from .bots import Labelled
 
 log = logging.getLogger("masques.server.bot_queue")
 
@@ -68,14 +69,22 @@ def _queue_unavailable() -> None:
 # -- the worker side ----------------------------------------------------------------------------
 
 
-async def run_job(ctx: dict[str, Any], job: Callable[[], Any], reply_to: str | None = None) -> Any:
+async def run_job(
+    ctx: dict[str, Any],
+    job: Callable[[], Any],
+    reply_to: str | None = None,
+    fields: dict[str, Any] | None = None,
+) -> Any:
     """A queued job, run in a thread so that the worker's loop keeps renewing its lease; its result
-    (or its error) is pushed onto ``reply_to``, the list its web process waits on."""
+    (or its error) is pushed onto ``reply_to``, the list its web process waits on.  ``fields``: what
+    the job is for (its match and seat), in this worker's log lines about it."""
+    about = "".join(f" {name} {value}" for name, value in (fields or {}).items())
     if ctx.get("job_try", 1) > 1:
-        log.info("bot job %s taken over (try %d)", ctx.get("job_id"), ctx["job_try"])
+        log.info("bot job %s taken over (try %d):%s", ctx.get("job_id"), ctx["job_try"], about, extra=fields)
     try:
         result = await asyncio.to_thread(job)
     except Exception as exc:
+        log.warning("bot job %s failed:%s: %s", ctx.get("job_id"), about, type(exc).__name__, extra=fields)
         if reply_to:
             await _reply(ctx, reply_to, (ctx.get("job_id"), False, exc))
         raise
@@ -289,7 +298,10 @@ class RedisBotQueue(concurrent.futures.Executor):
         pool = await self._connection()
         job_id = uuid.uuid4().hex
         self.pending[job_id] = future
-        queued = await pool.enqueue_job("run_job", job, self.replies, _job_id=job_id, _queue_name=QUEUE)
+        fields = dict(job.fields) if isinstance(job, Labelled) else None
+        queued = await pool.enqueue_job(
+            "run_job", job, self.replies, fields, _job_id=job_id, _queue_name=QUEUE
+        )
         if queued is None:  # cannot happen with a fresh id; say so rather than wait forever
             self.pending.pop(job_id, None)
             raise RuntimeError("the bot queue refused a job")

@@ -40,6 +40,18 @@ Job = Callable[[], Any]
 """Work for a worker process: a bot decision (an action id), or an analysis's judgement."""
 
 
+@dataclass(frozen=True)
+class Labelled:
+    """A job with the log fields that say what it is for (its match and seat): a worker on another
+    machine names them in its own log lines about the job."""
+
+    job: Job
+    fields: Mapping[str, Any]
+
+    def __call__(self) -> Any:
+        return self.job()
+
+
 def bot_move(
     game_name: str,
     options: dict[str, Any],
@@ -274,7 +286,8 @@ async def decide(
     while level != "random":
         for _ in range(tries):
             try:
-                action = await queue.run(owner, make_job(level))
+                job = make_job(level)
+                action = await queue.run(owner, Labelled(job, dict(fields)) if fields else job)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
