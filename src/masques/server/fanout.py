@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -167,10 +168,20 @@ class Fanout:
         await self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
     async def here(self, match_id: str, seats: list[int]) -> None:
-        """Note that these seats are connected to this process (the note lasts PRESENCE_TTL)."""
+        """Note that these seats are connected to this process (the note lasts PRESENCE_TTL).
+
+        A match's notes are one sorted set, ``seat:process`` scored by when each runs out, so that
+        whether a seat is connected elsewhere is one read of one key (not a scan of every key).  The
+        processes' clocks must agree within a few seconds (as their clocks' deadlines need anyway)."""
+        if not seats:
+            return
+        key, now = PRESENCE + match_id, time.time()
         try:
-            for seat in seats:
-                await self.client.set(f"{PRESENCE}{match_id}:{seat}:{self.origin}", 1, ex=PRESENCE_TTL)
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.zadd(key, {f"{seat}:{self.origin}": now + PRESENCE_TTL for seat in seats})
+                pipe.zremrangebyscore(key, "-inf", now)  # notes of processes gone
+                pipe.expire(key, PRESENCE_TTL)
+                await pipe.execute()
         except Exception as exc:  # Redis down: the next sweep notes them again
             log.warning("could not note connected seats (%s)", type(exc).__name__)
 
@@ -178,7 +189,7 @@ class Fanout:
         """Take back this process's note that the seat is connected: its last connection here closed
         (else the others would count it present until the note ran out, its grace period longer)."""
         try:
-            await self.client.delete(f"{PRESENCE}{match_id}:{seat}:{self.origin}")
+            await self.client.zrem(PRESENCE + match_id, f"{seat}:{self.origin}")
         except Exception as exc:  # Redis down: the note runs out by itself
             log.warning("could not note a seat's departure (%s)", type(exc).__name__)
 
@@ -186,13 +197,15 @@ class Fanout:
         """Whether another process noted this seat connected lately.  Without an answer from
         Redis, say yes: a seat is never handed to a bot for an absence that cannot be told."""
         try:
-            async for key in self.client.scan_iter(match=f"{PRESENCE}{match_id}:{seat}:*"):
-                name = key.decode() if isinstance(key, bytes) else str(key)
-                if not name.endswith(f":{self.origin}"):
-                    return True
+            notes = await self.client.zrangebyscore(PRESENCE + match_id, time.time(), "+inf")
         except Exception as exc:
             log.warning("could not read which seats are connected elsewhere (%s)", type(exc).__name__)
             return True
+        mine = f"{seat}:{self.origin}"
+        for note in notes:
+            name = note.decode() if isinstance(note, bytes) else str(note)
+            if name.startswith(f"{seat}:") and name != mine:
+                return True
         return False
 
     async def stop(self) -> None:
