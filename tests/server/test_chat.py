@@ -4,6 +4,8 @@ commands."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from typer.testing import CliRunner
 from masques.cli.main import app as cli
 from masques.server.accounts import COOKIE
 from masques.server.limits import RATE_DEFAULTS, Limits
+from masques.server.matches import Client, Registry
+from masques.server.storage import ChatRow, Storage
 
 
 def say(conn: support.Conn, text: Any) -> None:
@@ -234,3 +238,87 @@ def test_a_disabled_account_may_not_chat_and_the_operator_deletes_a_line(server:
         assert runner.invoke(cli, ["users", "disable", name, *database]).exit_code == 0
         assert conn.refused({"type": "chat", "text": "still here"})["code"] == "account_disabled"
         conn.close()
+
+
+def _reading(registry: Registry, reads: list[str], before_return: Any = None) -> None:
+    """Count the registry's reads of a match's chat in storage (``before_return`` runs in each)."""
+    storage = registry.storage
+
+    def chat(match_id: str) -> list[Any]:
+        reads.append(match_id)
+        rows = Storage.chat(storage, match_id)
+        if before_return is not None:
+            before_return()
+        return rows
+
+    registry.storage.chat = chat  # type: ignore[method-assign]
+
+
+def _outbox(client: Client) -> list[dict[str, Any]]:
+    messages = []
+    while not client.outbox.empty():
+        text = client.outbox.get_nowait()
+        assert text is not None
+        messages.append(json.loads(text))
+    return messages
+
+
+async def _nothing(_text: str) -> None:
+    return None
+
+
+def test_a_new_tables_connections_read_no_chat_until_a_line_is_said(tmp_path: Path) -> None:
+    """A match made by this process has no chat: its connections get none without reading storage
+    for it; once a line is said, the next connection reads it and gets it as history."""
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            reads: list[str] = []
+            _reading(registry, reads)
+            first = Client(None, _nothing)
+            await registry.connect(match, first)
+            assert reads == [] and not [m for m in _outbox(first) if m["type"] == "chat"]
+
+            await registry.say(match, Client(0, _nothing), "hello")
+            later = Client(None, _nothing)
+            await registry.connect(match, later)
+            history = [m for m in _outbox(later) if m["type"] == "chat"]
+            assert reads == [match.id]
+            assert [line["text"] for m in history for line in m["lines"]] == ["hello"]
+
+    asyncio.run(scenario())
+
+
+def test_a_chat_read_empty_while_a_line_came_is_read_again_next_time(tmp_path: Path) -> None:
+    """A match loaded from storage is read once and, found empty, not again; but a read that found it
+    empty while a line was said or announced meanwhile proves nothing, and the next connection reads
+    again, as it does after a line another process announced."""
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            made = await registry.create("masker", {"players": 2}, ["human", "human"])
+            registry.matches.clear()  # as if another process had made it
+            match = await registry.get(made.id)
+            reads: list[str] = []
+            _reading(registry, reads)
+            for _ in range(2):
+                await registry.connect(match, Client(None, _nothing))
+            assert reads == [match.id]
+
+            match.chat_empty = False
+            _reading(registry, reads, before_return=lambda: setattr(match, "chat_news", match.chat_news + 1))
+            await registry.connect(match, Client(None, _nothing))
+            assert reads == [match.id] * 2 and not match.chat_empty
+
+            line = ChatRow(match_id=match.id, channel="players", seat=1, name="Bo", text="hi", version=0)
+            registry.storage.add_chat(line)
+            _reading(registry, reads)
+            await registry.connect(match, Client(None, _nothing))  # still told nothing: no read
+            await registry._on_remote_chat(match.id, line.id)
+            told = Client(None, _nothing)
+            await registry.connect(match, told)
+            history = [m for m in _outbox(told) if m["type"] == "chat"]
+            assert [line["text"] for m in history for line in m["lines"]] == ["hi"]
+
+    asyncio.run(scenario())

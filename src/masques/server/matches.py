@@ -268,6 +268,10 @@ class LiveMatch:
     presence_task: asyncio.Task[None] | None = None
     away_task: asyncio.Task[None] | None = None
     last_used: float = field(default_factory=time.monotonic)
+    # Known to have no chat line: set when the match is made here or its chat was read empty, unset by
+    # any line said here or announced by another process (a connection then reads the chat again).
+    chat_empty: bool = False
+    chat_news: int = 0  # lines said or announced so far: a read that began before one is not "empty"
     _words: tuple[int, list[dict[str, Any]]] | None = field(default=None, repr=False)
     """The recent moves in words at one version, written once for every seat that sees them."""
 
@@ -988,6 +992,7 @@ class Registry:
             rated=rated,
             clock=clock,
             now=self.now,
+            chat_empty=True,
         )
 
     async def get(self, match_id: str) -> LiveMatch:
@@ -1380,7 +1385,8 @@ class Registry:
     async def _on_resubscribed(self) -> None:
         """The notes of other processes could not reach this one for a while: read again every
         match it serves, as if each had been told of a change."""
-        for match_id in list(self.matches):
+        for match_id, match in list(self.matches.items()):
+            match.chat_empty, match.chat_news = False, match.chat_news + 1  # a line may have been missed
             with contextlib.suppress(Exception):  # one match's trouble must not keep the others behind
                 await self._on_remote_change(match_id)
 
@@ -2117,6 +2123,7 @@ class Registry:
             version=match.version,
             created=datetime.now(UTC),
         )
+        match.chat_empty, match.chat_news = False, match.chat_news + 1
         await self._write(partial(self.storage.add_chat, line))
         self._deliver_line(match, line)
         if self.fanout is not None:
@@ -2136,6 +2143,7 @@ class Registry:
         match = self.matches.get(match_id)
         if match is None:
             return
+        match.chat_empty, match.chat_news = False, match.chat_news + 1
         line = await asyncio.to_thread(self.storage.chat_line, line_id)
         if line is not None and line.match_id == match_id and not line.deleted:
             self._deliver_line(match, line)
@@ -2153,12 +2161,23 @@ class Registry:
             for channel in CHANNELS
         }
 
+    async def _chat_rows(self, match: LiveMatch) -> list[ChatRow]:
+        """The match's chat lines; no read of storage while the match is known to have none (each
+        new table's connections would otherwise read an empty chat, one query each)."""
+        if match.chat_empty:
+            return []
+        news = match.chat_news
+        rows = await asyncio.to_thread(self.storage.chat, match.id)
+        if not rows and match.chat_news == news:
+            match.chat_empty = True
+        return rows
+
     async def _send_chat(
         self, match: LiveMatch, client: Client | None = None, *, players_only: bool = False
     ) -> None:
         """The chat history: to one connection (connect, sync), or, once the match is over, the
         spectators' to those who could not read it before (players, spectators without a session)."""
-        rows = await asyncio.to_thread(self.storage.chat, match.id)
+        rows = await self._chat_rows(match)
         targets = (
             [client]
             if client is not None
