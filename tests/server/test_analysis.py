@@ -136,7 +136,10 @@ def test_every_decision_is_judged_from_the_seats_own_view_only(
 def test_only_its_player_reads_an_analysis_until_it_is_shared(server: Any, api: httpx.Client) -> None:
     match_id, token = finished_match(server, api, "masker", {"players": 2}, ["human", "random"])
     path = f"/api/matches/{match_id}/analysis"
-    support.error(api.get(path, params={"seat": 0}, headers={"x-seat-token": token}), 404, "no_analysis")
+    # not asked for yet: its player is told so (no 404 for a page to report), anyone else nothing
+    never = api.get(path, params={"seat": 0}, headers={"x-seat-token": token})
+    assert never.status_code == 200 and never.json() == {"status": "none"}
+    support.error(api.get(path, params={"seat": 0}), 403, "not_shared")
     support.error(api.post(path), 403, "not_seated")  # no credentials
     support.error(api.post(path, params={"seat": 1}, headers={"x-seat-token": token}), 403, "not_your_seat")
     support.error(api.post(path, headers={"x-seat-token": "x" * 43}), 403, "bad_token")

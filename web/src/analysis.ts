@@ -138,6 +138,11 @@ export interface AnalysisRunning {
   total: number;
 }
 
+/** A seat's analysis nobody asked for yet (told to its own player only). */
+export interface AnalysisNone {
+  status: "none";
+}
+
 export type AnalysisAnswer = Analysis | AnalysisRunning;
 
 export interface Hint {
@@ -164,7 +169,12 @@ export const analysisApi = {
     ),
   get: (id: string, seat: number, token: string | null) =>
     withSeatToken(id, token, (t) =>
-      call<AnalysisAnswer>("GET", `/api/matches/${id}/analysis?seat=${seat}`, undefined, tokenHeader(t)),
+      call<AnalysisAnswer | AnalysisNone>(
+        "GET",
+        `/api/matches/${id}/analysis?seat=${seat}`,
+        undefined,
+        tokenHeader(t),
+      ),
     ),
   share: (id: string, seat: number, token: string | null) =>
     withSeatToken(id, token, (t) =>
@@ -371,8 +381,15 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     return viewer.seat === null ? "" : seatLabel(app, summary, viewer.seat, viewer.seat);
   }
 
-  function take(answer: AnalysisAnswer, polls: number, mine: number): void {
+  function take(answer: AnalysisAnswer | AnalysisNone, polls: number, mine: number): void {
     if (mine !== generation) return;
+    if (answer.status === "none") {
+      // Never asked for, or its run was lost (a server restarted): the Analyse button asks.
+      state = "idle";
+      progress = null;
+      draw();
+      return;
+    }
     if (answer.status === "running") {
       state = "running";
       progress = answer;
@@ -422,7 +439,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     try {
       take(await analysisApi.get(matchId, viewer.seat, viewer.token), 0, mine);
     } catch {
-      // Never asked (404), or not readable now: the Analyse button asks.
+      // Not readable now: the Analyse button asks.
     }
   }
 
@@ -618,8 +635,9 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
 
   async function load(polls: number): Promise<void> {
     try {
-      answer = await analysisApi.get(matchId, seat, viewer.token);
-      error = "";
+      const got = await analysisApi.get(matchId, seat, viewer.token);
+      answer = got.status === "none" ? null : got;
+      error = got.status === "none" ? t("not_found") : "";
     } catch (err) {
       error =
         err instanceof ApiError && err.status === 403

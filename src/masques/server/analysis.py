@@ -134,7 +134,8 @@ class Analyses:
         return 202, progress.status()
 
     async def read(self, match: LiveMatch, seat: int, viewer: int | None) -> tuple[int, dict[str, Any]]:
-        """What ``viewer`` (a seat, or None for anyone else) may read of the seat's analysis."""
+        """What ``viewer`` (a seat, or None for anyone else) may read of the seat's analysis: done,
+        running (202), or for its own player ``{"status": "none"}`` while nobody asked for it."""
         if seat < 0 or seat >= len(match.seats):
             raise ServerError(400, "bad_seat", f"seat must be 0..{len(match.seats) - 1}")
         # The run is looked up before storage is read: one that ends while storage is read has saved
@@ -151,7 +152,7 @@ class Analyses:
             return 202, progress.status()
         if progress is not None and progress.error is not None:
             raise ServerError(503, "analysis_failed", progress.error)
-        raise ServerError(404, "no_analysis", "this seat's analysis has not been asked for")
+        return 200, {"status": "none"}  # not asked for: an answer, not a missing page
 
     async def share(self, match: LiveMatch, seat: int) -> dict[str, Any]:
         shared = await asyncio.to_thread(self.registry.storage.share_analysis, match.id, seat)

@@ -651,7 +651,8 @@ def create_app(
         token: Annotated[str | None, Query(max_length=200, description="prefer X-Seat-Token")] = None,
         x_seat_token: Annotated[str | None, Header(max_length=200, description="the seat's token")] = None,
     ) -> JSONResponse:
-        """A seat's analysis: for its player, or for anyone once the player has shared it."""
+        """A seat's analysis: for its player, or for anyone once the player has shared it.  Its player
+        is told ``{"status": "none"}`` while it has not been asked for."""
         await client_of(request)
         token = one_token(token, x_seat_token)
         match = await registry_of(request).get(match_id)
