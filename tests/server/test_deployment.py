@@ -17,6 +17,7 @@ import masques_server_support as support
 import pytest
 
 from masques.server.limits import client_key
+from masques.server.storage import Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCATIONS = ROOT / "deploy" / "masques-locations.conf"
@@ -150,6 +151,11 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
         if theirs:
             break
         time.sleep(0.05)
-    assert [line["client"] for line in theirs] == [client_key("127.0.0.3")]
-    assert {line["client"] for line in lines if line is not theirs[0]} == {client_key("127.0.0.1")}
+    # both processes name a client alike: a hash keyed with their database's secret, not the plain one
+    storage = Storage(servers[0].database_url)
+    secret = storage.site_secret("client_key")
+    storage.dispose()
+    assert [line["client"] for line in theirs] == [client_key("127.0.0.3", secret)]
+    assert {line["client"] for line in lines if line is not theirs[0]} == {client_key("127.0.0.1", secret)}
+    assert client_key("127.0.0.1", secret) != client_key("127.0.0.1", b"")
     assert len(sockets) >= 2 and all(line["status"] == 101 for line in sockets)

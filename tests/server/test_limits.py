@@ -7,6 +7,7 @@ tests comes from 127.0.0.1, so one server's counters would carry over from test 
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import httpx
 import masques_server_support as support
 import pytest
 
-from masques.server.limits import Limits
+from masques.server.limits import Limits, client_key
 
 
 @pytest.fixture(params=support.BACKENDS)
@@ -320,3 +321,14 @@ def test_renaming_a_guest_counts_against_the_catch_all_limit(serve: Any) -> None
         support.signed(guest, guest.post("/api/guest", json={"name": "g"}))
         codes = [guest.post("/api/guest", json={"name": f"g{i}"}).status_code for i in range(6)]
         assert codes[:4] == [200] * 4 and codes[4:] == [429, 429]
+
+
+def test_a_clients_name_is_keyed_with_the_sites_secret() -> None:
+    """The same address has the same name under one key, another under another key, and a name
+    that nobody can check by hashing every address without the key."""
+    plain = hashlib.sha256(b"203.0.113.9").hexdigest()[:20]
+    assert client_key("203.0.113.9", b"") == "ip:" + plain  # no key (a tool without a database)
+    one, other = client_key("203.0.113.9", b"k" * 32), client_key("203.0.113.9", b"j" * 32)
+    assert one != other and plain not in (one, other)
+    assert one == client_key("203.0.113.9", b"k" * 32) != client_key("203.0.113.8", b"k" * 32)
+    assert len(one) == len("ip:") + 20

@@ -1,7 +1,7 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
 match, and goes back down and up again; 0005 (ratings, chat, clocks), 0006 (analyses), 0007
-(how usernames look) and 0008 (known browsers) too."""
+(how usernames look), 0008 (known browsers) and 0009 (the site's secrets) too."""
 
 from __future__ import annotations
 
@@ -218,3 +218,26 @@ def test_0008_adds_the_known_browsers_and_goes_both_ways(backend: str, tmp_path:
     assert "login_devices" not in set(inspect(engine).get_table_names())
     engine.dispose()
     migrate(url, "head")
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0009_makes_each_database_its_own_client_key_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
+    urls = [support.fresh_database_url(backend, tmp_path) for _ in range(2)]
+    keys = []
+    for url in urls:
+        migrate(url, "0008")
+        storage = Storage(url)
+        storage.migrate()
+        keys.append(storage.site_secret("client_key"))
+        storage.migrate()  # again: the secret stays
+        assert storage.site_secret("client_key") == keys[-1]
+        with pytest.raises(KeyError):
+            storage.site_secret("nothing")
+        storage.engine.dispose()
+    assert len(keys[0]) == 32 and keys[0] != keys[1]
+
+    migrate(urls[0], "0008", down=True)
+    engine = create_engine(urls[0])
+    assert "site_secrets" not in set(inspect(engine).get_table_names())
+    engine.dispose()
+    migrate(urls[0], "head")

@@ -48,7 +48,7 @@ from .accounts import COOKIE, LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
 from .errors import ServerError, Unhandled
-from .limits import Limits, client_key
+from .limits import Limits, client_key, use_client_secret
 from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
@@ -253,6 +253,7 @@ def create_app(
         owner.acquire()  # one process per SQLite file: DatabaseInUseError if another one has it
         try:
             storage.migrate()
+            use_client_secret(storage.site_secret("client_key"))
             registry = Registry(
                 storage,
                 bot_workers=bot_workers,

@@ -13,6 +13,7 @@ the seconds to wait, which the HTTP layer sends as ``Retry-After``.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import math
 import os
@@ -178,10 +179,24 @@ def _check_range(name: str, value: float) -> None:
         raise ValueError(f"{where} must be from {low:g} to {high:g} (got {value!r})")
 
 
-def client_key(host: str | None) -> str:
+_client_secret = bytearray()  # the key in use (empty: none)
+
+
+def use_client_secret(secret: bytes) -> None:
+    """Key the clients' names from now on (the server does at its start, with its database's
+    ``client_key`` secret, the same for all its processes)."""
+    _client_secret[:] = secret
+
+
+def client_key(host: str | None, secret: bytes | None = None) -> str:
     """A stable name for a client address, what storage and logs keep instead of the address: a
-    hash, pseudonymous rather than secret (the few billion IPv4 addresses can all be tried)."""
-    return "ip:" + hashlib.sha256((host or "unknown").encode()).hexdigest()[:20]
+    hash keyed with the site's secret (``secret``, else the one in use), so that a log shipped
+    elsewhere does not give the addresses back by trying every one.  Without a key (a tool with no
+    database), a plain hash: pseudonymous only."""
+    key = bytes(_client_secret) if secret is None else secret
+    raw = (host or "unknown").encode()
+    digest = hmac.new(key, raw, hashlib.sha256) if key else hashlib.sha256(raw)
+    return "ip:" + digest.hexdigest()[:20]
 
 
 class RateLimiter:

@@ -158,6 +158,16 @@ class LoginDeviceRow(Base):
     last_used: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class SiteSecretRow(Base):
+    """A secret of the site, made at random by a migration: the same for every process on the
+    database, never shown (``client_key``: the key of the clients' names in logs and storage)."""
+
+    __tablename__ = "site_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
 class RatingRow(Base):
     """A player's (or a bot level's: ``bot:<level>``) rating in one game and family."""
 
@@ -542,6 +552,14 @@ class Storage:
         with self.engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def site_secret(self, name: str) -> bytes:
+        """One of the site's secrets (made by the migrations); KeyError if there is none."""
+        with self.session() as s:
+            row = s.get(SiteSecretRow, name)
+            if row is None:
+                raise KeyError(f"the database has no site secret {name!r}: run its migrations")
+            return bytes.fromhex(row.value)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
