@@ -213,7 +213,7 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
     run_async(scenario())
 
 
-def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_move(
+def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The process that created a match its players then play through another (a proxy sends them
@@ -227,12 +227,47 @@ def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_move
             match = await b.get(made.id)
             for seat in (0, 1):
                 await b.join(match, f"p{seat}", seat)
-            await _until(lambda: made.status == "running", "the creator to hear of the start")
+            await _until(lambda: made.id not in a.matches, "the creator to let the match go")
             state = match.state
             await b.submit(match, state.current_player, state.legal_actions()[0], match.version)
-            await _until(lambda: made.id not in a.matches, "the creator to let the match go")
             again = await a.get(made.id)  # asked again, it comes back whole from storage
             assert again.state.history == match.state.history
+
+    run_async(scenario())
+
+
+def test_following_a_match_played_elsewhere_is_no_use_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The creator follows the moves a while, but they do not keep it: it lets the match go once it
+    has not itself used it for PASSING_SECONDS, however often moves came meanwhile; and a change
+    other than a move (a seat taken) after that time lets it go too, without reading the match."""
+    url = fresh_database_url("postgresql", tmp_path)
+    monkeypatch.setattr(matches_module, "PASSING_SECONDS", 0.6)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            made = await a.create("masker", {"players": 2}, ["human", "human"])
+            match = await b.get(made.id)
+            for seat in (0, 1):
+                await b.join(match, f"p{seat}", seat)
+            await _until(lambda: made.status == "running", "the creator to hear of the start")
+            followed = 0
+            deadline = time.monotonic() + TIMEOUT
+            while made.id in a.matches:
+                assert time.monotonic() < deadline, "the creator kept following the match"
+                state = match.state
+                await b.submit(match, state.current_player, state.legal_actions()[0], match.version)
+                await asyncio.sleep(0.1)
+                followed += made.version == match.version
+            assert followed >= 2  # it did follow the first moves
+
+            waiting = await a.create("masker", {"players": 2}, ["human", "human"])
+            a.matches[waiting.id].last_used -= matches_module.PASSING_SECONDS
+            there = await b.get(waiting.id)
+            await b.join(there, "p0", 0)
+            await _until(lambda: waiting.id not in a.matches, "the creator to let the open match go")
+            assert waiting.seats[0].name is None  # let go, not caught up
 
     run_async(scenario())
 

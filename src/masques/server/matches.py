@@ -1371,9 +1371,13 @@ class Registry:
         return changed
 
     async def _on_remote_change(self, match_id: str) -> None:
-        """Another process changed a match: if this process serves it, catch up and tell its clients."""
+        """Another process changed a match: if this process serves it, catch up and tell its clients
+        (one it holds only in passing leaves memory instead, as at a remote move)."""
         match = self.matches.get(match_id)
         if match is None:
+            return
+        if self._in_passing(match):
+            del self.matches[match_id]
             return
         async with match.lock:
             changed = await self._catch_up(match)
@@ -1381,6 +1385,13 @@ class Registry:
             await self._maybe_start(match)  # the last seat taken through another process
             await self.broadcast(match)
             self._schedule_bots(match)
+
+    @staticmethod
+    def _in_passing(match: LiveMatch) -> bool:
+        """Held here without a use for a while: no connection, nothing running, no request lately
+        (a match made here whose players play it through another process, which a proxy sends them
+        to).  Following it would apply each of its moves twice over the processes."""
+        return not match.busy() and time.monotonic() - match.last_used >= PASSING_SECONDS
 
     async def _on_resubscribed(self) -> None:
         """The notes of other processes could not reach this one for a while: read again every
@@ -1397,7 +1408,7 @@ class Registry:
         match = self.matches.get(match_id)
         if match is None:
             return
-        if not match.busy() and time.monotonic() - match.last_used >= PASSING_SECONDS:
+        if self._in_passing(match):
             del self.matches[match_id]
             return
         async with match.lock:
@@ -1414,8 +1425,7 @@ class Registry:
                     match.clock, match.deadline = moved.clock, moved.deadline
                     if match.turn_seconds:
                         match.turn_deadline = moved.deadline
-                    match.last_used = time.monotonic()
-                    self._arm(match)
+                    self._arm(match)  # (not a use: following a match played elsewhere keeps nobody's)
                     changed = True
             if not changed:
                 changed = await self._catch_up(match)
