@@ -396,3 +396,61 @@ def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> N
             assert refused.value.code == "seat_changed" and match.version == 0
 
     asyncio.run(scenario())
+
+
+def test_a_leave_sent_twice_never_frees_the_next_holders_seat(tmp_path: Any) -> None:
+    """A second leave, checked while the seat was still its sender's, reaches the lock after the
+    first freed the seat and someone else took it: refused, and the new holder keeps the seat, by
+    seat token and by the session's player alike; and storage frees a seat only for its holder."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+    from masques.server.matches import Player
+    from masques.server.storage import hash_token
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            alice = Player("p-alice", "Alice", "guest")
+            registry.storage.create_player(alice.id, alice.kind, alice.name)
+            _, token = await registry.join(match, "Alice", 0, player=alice)
+            await registry.leave(match, 0, token=token)  # the first leave
+            _, bobs = await registry.join(match, "Bob", 0)
+            for stale in ({"token": token}, {"player": alice}):  # the second, found seat 0 before
+                with pytest.raises(ServerError) as refused:
+                    await registry.leave(match, 0, **stale)  # type: ignore[arg-type]
+                assert refused.value.status == 403
+                assert match.seat_of_token(bobs) == 0
+                assert registry.storage.seats(match.id)[0].token_hash == hash_token(bobs)
+
+            assert not registry.storage.release_seat(match.id, 0, hash_token(token))
+            assert registry.storage.seats(match.id)[0].name == "Bob"
+            await registry.leave(match, 0, token=bobs)  # Bob's own leave still works
+            assert not match.seats[0].taken and registry.storage.seats(match.id)[0].token_hash is None
+
+    asyncio.run(scenario())
+
+
+def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused(tmp_path: Any) -> None:
+    """A person's resignation (or claim) that reaches the match's lock after their seat went to a
+    bot (they ran out of time, say) is refused: a bot plays the seat now, and it does not give up."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 3}, ["human", "human", "human"])
+            for seat in range(3):
+                await registry.join(match, f"p{seat}", seat)
+            mover = match.to_move
+            assert mover is not None
+            match.seats[1 - mover if mover < 2 else 0].away_since = match.now() - 10 * match.grace_seconds
+            gone = 1 - mover if mover < 2 else 0
+            await registry.hand_to_bot(match, mover, gone)  # the seat found for the request, a bot's now
+            for refused_call in (registry.resign, registry.claim):
+                with pytest.raises(ServerError) as refused:
+                    await refused_call(match, gone)
+                assert refused.value.code == "not_seated" and match.status == "running"
+
+    asyncio.run(scenario())

@@ -50,7 +50,7 @@ from .analysis import hint as give_hint
 from .errors import ServerError, Unhandled
 from .limits import Limits, client_key, use_client_secret
 from .logs import RequestLog
-from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Registry
+from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .schema import documented_openapi, errors
 from .security import (
@@ -508,13 +508,20 @@ def create_app(
     )
     async def leave(match_id: str, body: TokenBody, request: Request) -> None:
         """Give a seat back before the match starts (by its token, or the session's player)."""
-        match, seat = await seat_request(request, match_id, body.token)
-        await registry_of(request).leave(match, seat)
+        match, seat, player, token = await seat_holder(request, match_id, body.token)
+        await registry_of(request).leave(match, seat, player=player, token=token)
 
     async def seat_request(
         request: Request, match_id: str, token: str | None, *, left: bool = False
     ) -> tuple[LiveMatch, int]:
         """The match and the person's seat a request acts for (its token, else its session)."""
+        match, seat, _player, _token = await seat_holder(request, match_id, token, left=left)
+        return match, seat
+
+    async def seat_holder(
+        request: Request, match_id: str, token: str | None, *, left: bool = False
+    ) -> tuple[LiveMatch, int, Player | None, str | None]:
+        """:func:`seat_request`, with who asks (the session's player, the seat token given)."""
         signed = await people.acting(request)
         await client_of(request)
         registry = registry_of(request)
@@ -523,7 +530,7 @@ def create_app(
         player = None if signed is None else signed.player
         seat = await registry.fresh_seat_for(match, player, token, left=left)
         await registry.check_seat_account(match, seat, token)
-        return match, seat
+        return match, seat, player, token
 
     @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
     async def resign(match_id: str, request: Request) -> dict[str, Any]:

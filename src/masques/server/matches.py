@@ -1173,13 +1173,23 @@ class Registry:
                 return row.seat
         return None
 
-    async def leave(self, match: LiveMatch, seat: int) -> None:
+    async def leave(
+        self, match: LiveMatch, seat: int, *, player: Player | None = None, token: str | None = None
+    ) -> None:
+        """Give ``seat`` back, if the request's token (else its player) still holds it: the seat was
+        found before the lock was taken, and meanwhile it may have been left (a leave sent twice) and
+        taken by someone else, whose seat this must not free."""
         async with match.lock:
             if match.status == "expired":
                 raise ServerError(409, "expired", "the match expired before it started: nothing to leave")
             if match.status != "open":
                 raise ServerError(409, "started", "the match has started: your seat stays yours")
-            await self._write(partial(self.storage.release_seat, match.id, seat))
+            if (token or player is not None) and self._seat_now(match, player, token) != seat:
+                raise ServerError(403, "not_seated", "only a player of this match may do this")
+            holder = match.seats[seat].token_hash
+            if not await self._write(partial(self.storage.release_seat, match.id, seat, holder)):
+                await self._catch_up(match)  # taken through another process meanwhile
+                raise ServerError(403, "not_seated", "only a player of this match may do this")
             match.seats[seat] = Seat(HUMAN, None, None)
         await self.broadcast(match)
         if self.fanout is not None:
@@ -1468,6 +1478,17 @@ class Registry:
         return self._held(match, await self.seat_of(match, token, player), left=left)
 
     @staticmethod
+    def _still_held(match: LiveMatch, seat: int) -> None:
+        """Checked under the match's lock: the seat found for a request (before the lock) is still
+        its person's, not a bot's since (a time-out, an absence) playing it in their stead."""
+        if match.status == "running" and not match.seats[seat].held:
+            raise ServerError(403, "not_seated", "only a player of this match may do this")
+
+    @staticmethod
+    def _seat_now(match: LiveMatch, player: Player | None, token: str | None) -> int | None:
+        return match.seat_of_token(token) if token else match.seat_of_player(player)
+
+    @staticmethod
     def _held(match: LiveMatch, seat: int | None, *, left: bool) -> int:
         if seat is None or not (match.seats[seat].held or (left and match.seats[seat].person)):
             raise ServerError(403, "not_seated", "only a player of this match may do this")
@@ -1478,6 +1499,7 @@ class Registry:
         still in the game wins.  A seat already out (MK-10) has lost: the others play on."""
 
         def end() -> dict[str, Any]:
+            self._still_held(match, seat)
             if match.state.is_out(seat):
                 why = "you are out of this game already: it goes on without you, and you lost"
                 raise ServerError(409, "already_out", why)
@@ -1504,6 +1526,7 @@ class Registry:
         out of the game (MK-10) neither holds anything up nor claims (it has lost either way)."""
 
         def end() -> dict[str, Any]:
+            self._still_held(match, seat)
             if match.state.is_out(seat):
                 raise ServerError(409, "already_out", "you are out of this game already: you cannot claim it")
             team = match.game.team_of(seat)

@@ -686,13 +686,17 @@ class Storage:
             ).one()  # NoResultFound: no such seat
             return False
 
-    def release_seat(self, match_id: str, seat: int) -> None:
+    def release_seat(self, match_id: str, seat: int, holder: str | None) -> bool:
+        """Free a seat still held by the token whose hash is ``holder``; False if it has changed
+        hands meanwhile (through another process) and nothing was changed."""
+        held = SeatRow.token_hash.is_(None) if holder is None else SeatRow.token_hash == holder
         with self.session() as s:
-            row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
-            row.name = None
-            row.token_hash = None
-            row.join_key = None
-            row.player_id = None
+            freed = s.execute(
+                update(SeatRow)
+                .where(SeatRow.match_id == match_id, SeatRow.seat == seat, held)
+                .values(name=None, token_hash=None, join_key=None, player_id=None)
+            )
+            return bool(freed.rowcount)  # type: ignore[attr-defined]
 
     def set_status(self, match_id: str, status: str) -> None:
         with self.session() as s:
