@@ -18,9 +18,10 @@ from typer.testing import CliRunner
 
 from masques.cli.main import app as cli
 from masques.server.accounts import COOKIE
+from masques.server.errors import ServerError
 from masques.server.limits import RATE_DEFAULTS, Limits
 from masques.server.matches import Client, Registry
-from masques.server.storage import ChatRow, Storage
+from masques.server.storage import ChatRow, Storage, hash_token
 
 
 def say(conn: support.Conn, text: Any) -> None:
@@ -280,7 +281,8 @@ def test_a_new_tables_connections_read_no_chat_until_a_line_is_said(tmp_path: Pa
             await registry.connect(match, first)
             assert reads == [] and not [m for m in _outbox(first) if m["type"] == "chat"]
 
-            await registry.say(match, Client(0, _nothing), "hello")
+            _, token = await registry.join(match, "Ann", 0)
+            await registry.say(match, Client(0, _nothing, seat_token=hash_token(token)), "hello")
             later = Client(None, _nothing)
             await registry.connect(match, later)
             history = [m for m in _outbox(later) if m["type"] == "chat"]
@@ -320,5 +322,28 @@ def test_a_chat_read_empty_while_a_line_came_is_read_again_next_time(tmp_path: P
             await registry.connect(match, told)
             history = [m for m in _outbox(told) if m["type"] == "chat"]
             assert [line["text"] for m in history for line in m["lines"]] == ["hi"]
+
+    asyncio.run(scenario())
+
+
+def test_a_line_said_as_the_seat_changes_hands_is_refused_and_not_stored(tmp_path: Path) -> None:
+    """A line from a seat's connection that reaches the match's lock after the seat was left and
+    taken by someone else is refused (the connection is told its seat changed): it is stored under
+    nobody's name, least of all the newcomer's."""
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            _, token = await registry.join(match, "Xavier", 0)
+            xavier = Client(0, _nothing, seat_token=hash_token(token))
+            await registry.connect(match, xavier)
+            await registry.check_allowed(match, xavier)  # checked while the seat is his
+            await registry.leave(match, 0, token=token)
+            await registry.join(match, "Yolanda", 0)
+            with pytest.raises(ServerError) as refused:
+                await registry.say(match, xavier, "hello from Xavier")
+            assert refused.value.code == "seat_changed"
+            assert registry.storage.chat(match.id) == []
+            assert xavier not in match.clients
 
     asyncio.run(scenario())

@@ -432,8 +432,9 @@ def test_a_leave_sent_twice_never_frees_the_next_holders_seat(tmp_path: Any) -> 
 
 
 def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused(tmp_path: Any) -> None:
-    """A person's resignation (or claim) that reaches the match's lock after their seat went to a
-    bot (they ran out of time, say) is refused: a bot plays the seat now, and it does not give up."""
+    """A person's resignation, claim, abort or hand-over of another seat that reaches the match's
+    lock after their own seat went to a bot (they ran out of time, say) is refused: a bot plays the
+    seat now, and it neither gives up nor decides for the others."""
     import asyncio
 
     from masques.server.errors import ServerError
@@ -445,12 +446,17 @@ def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused
                 await registry.join(match, f"p{seat}", seat)
             mover = match.to_move
             assert mover is not None
-            match.seats[1 - mover if mover < 2 else 0].away_since = match.now() - 10 * match.grace_seconds
             gone = 1 - mover if mover < 2 else 0
+            match.seats[gone].away_since = match.now() - 10 * match.grace_seconds
             await registry.hand_to_bot(match, mover, gone)  # the seat found for the request, a bot's now
-            for refused_call in (registry.resign, registry.claim):
+            for refused_call in (registry.resign, registry.claim, registry.abort):
                 with pytest.raises(ServerError) as refused:
                     await refused_call(match, gone)
                 assert refused.value.code == "not_seated" and match.status == "running"
+            other = next(s for s in range(3) if s not in (gone, mover))
+            match.seats[other].away_since = match.now() - 10 * match.grace_seconds
+            with pytest.raises(ServerError) as refused:
+                await registry.hand_to_bot(match, gone, other)
+            assert refused.value.code == "not_seated" and match.seats[other].kind == "human"
 
     asyncio.run(scenario())

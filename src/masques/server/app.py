@@ -542,8 +542,8 @@ def create_app(
     @app.post("/api/matches/{match_id}/abort", responses=errors(401, 403, 404, 409, 413))
     async def abort(match_id: str, request: Request) -> dict[str, Any]:
         """Call the match off, with no result, while some person has not moved yet."""
-        match, _seat = await seat_request(request, match_id, None)
-        await registry_of(request).abort(match)
+        match, seat = await seat_request(request, match_id, None)
+        await registry_of(request).abort(match, seat)
         return match.summary()
 
     @app.post("/api/matches/{match_id}/claim", responses=errors(401, 403, 404, 409, 413))

@@ -1507,8 +1507,12 @@ class Registry:
 
         await self._end(match, end, "you can resign only while the match is played")
 
-    async def abort(self, match: LiveMatch) -> None:
+    async def abort(self, match: LiveMatch, seat: int | None = None) -> None:
+        """Call the match off (asked by ``seat``'s person: it must still be theirs once locked)."""
+
         def end() -> dict[str, Any]:
+            if seat is not None:
+                self._still_held(match, seat)
             if not match.can_abort():
                 raise ServerError(
                     409,
@@ -1552,6 +1556,7 @@ class Registry:
         if seat == by:
             raise ServerError(409, "not_abandoned", "you are here: your seat is not abandoned")
         async with match.lock:
+            self._still_held(match, by)  # the asker's seat may have gone to a bot meanwhile
             if not match.abandoned(seat):
                 raise ServerError(
                     409, "not_abandoned", f"seat {seat} has not been away longer than the grace period"
@@ -2146,18 +2151,24 @@ class Registry:
             row = await asyncio.to_thread(self.storage.player, player_id)
             if row is None or row.disabled:
                 raise ServerError(403, "account_disabled", "this account is disabled: it may not chat")
-        line = ChatRow(
-            match_id=match.id,
-            channel=channel,
-            seat=seat,
-            player_id=player_id,
-            name=name,
-            text=text,
-            version=match.version,
-            created=datetime.now(UTC),
-        )
-        match.chat_empty, match.chat_news = False, match.chat_news + 1
-        await self._write(partial(self.storage.add_chat, line))
+        async with match.lock:
+            # The seat may have changed hands while the account was read: the line is said by the
+            # connection's own person, or not at all.
+            if not client.holds(match) or (seat is not None and match.seats[seat].player_id != player_id):
+                self._seat_lost(match, client)
+                raise ServerError(409, "seat_changed", "this connection's seat changed: connect again")
+            line = ChatRow(
+                match_id=match.id,
+                channel=channel,
+                seat=seat,
+                player_id=player_id,
+                name=name if seat is None else match.seats[seat].name or f"seat {seat + 1}",
+                text=text,
+                version=match.version,
+                created=datetime.now(UTC),
+            )
+            match.chat_empty, match.chat_news = False, match.chat_news + 1
+            await self._write(partial(self.storage.add_chat, line))
         self._deliver_line(match, line)
         if self.fanout is not None:
             await self.fanout.said(match.id, line.id)
