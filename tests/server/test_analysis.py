@@ -5,6 +5,7 @@ against bots, on the seat's own turn."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ import masques_server_support as support
 import pytest
 
 from masques.server import analysis
+from masques.server.errors import ServerError
 
 POLL_SECONDS = 240.0
 
@@ -249,3 +251,38 @@ def test_a_hint_the_bot_cannot_give_says_to_try_again(
     response = api.post(f"/api/matches/{match_id}/hint", headers={"x-seat-token": token})
     support.error(response, 503, "hint_failed")
     conn.close()
+
+
+def test_a_hint_still_thinking_when_its_match_ends_is_refused(tmp_path: Path) -> None:
+    """A resignation while the hint's bot thinks keeps the match's version, so the version alone
+    does not tell: a hint that comes back after the match ended is refused, not answered."""
+
+    async def never(_match: Any) -> None:
+        return None
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            registry._run_bots = never  # type: ignore[method-assign]  # the bot must not move meanwhile
+            for seed in range(20):
+                match = await registry.create("masker", {"players": 2}, ["human", "hard"], seed=seed)
+                if match.to_move == 0:
+                    break
+            await registry.join(match, "p0", 0)
+            thinking = asyncio.Event()
+            release = asyncio.Event()
+
+            async def slow(_owner: str, _job: Any) -> int:
+                thinking.set()
+                await release.wait()
+                return int(match.state.legal_actions()[0])
+
+            registry.bots.run = slow  # type: ignore[assignment,method-assign]
+            asked = asyncio.get_running_loop().create_task(analysis.hint(registry, match, 0))
+            await thinking.wait()
+            await registry.resign(match, 0)
+            release.set()
+            with pytest.raises(ServerError) as refused:
+                await asked
+            assert refused.value.code == "match_not_running" and match.status == "finished"
+
+    asyncio.run(scenario())

@@ -247,12 +247,20 @@ def body_of(row: AnalysisRow) -> dict[str, Any]:
     return {**row.body, "status": "done", "shared": row.shared}
 
 
+def _still_yours(match: LiveMatch, seat: int) -> None:
+    """A hint is for a match being played, by the seat's person (a bot playing it for them sees
+    what they may not any more)."""
+    if match.status != "running" or match.state.is_terminal():
+        raise ServerError(409, "match_not_running", "the match is not being played")
+    if match.played_by_bot(seat):
+        raise ServerError(409, "seat_is_bot", "a bot plays this seat now")
+
+
 async def hint(registry: Registry, match: LiveMatch, seat: int) -> dict[str, Any]:
     """The hint level's move for the seat's current decision."""
     if not match.hints:
         raise ServerError(403, "hints_not_allowed", "hints are for casual matches against bots only")
-    if match.status != "running" or match.state.is_terminal():
-        raise ServerError(409, "match_not_running", "the match is not being played")
+    _still_yours(match, seat)
     state = match.state
     if state.current_player != seat:
         raise ServerError(409, "not_your_turn", "a hint is for your own move")
@@ -273,6 +281,7 @@ async def hint(registry: Registry, match: LiveMatch, seat: int) -> dict[str, Any
     action: Any = None
     with contextlib.suppress(Exception):
         action = await registry.bots.run(match.queue_owner, job)
+    _still_yours(match, seat)  # ended (a resignation keeps the version) or handed to a bot meanwhile
     if match.version != version:
         raise ServerError(409, "stale_version", "the position changed while the hint was computed")
     if not isinstance(action, int) or action not in moves:
