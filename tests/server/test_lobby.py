@@ -460,3 +460,29 @@ def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused
             assert refused.value.code == "not_seated" and match.seats[other].kind == "human"
 
     asyncio.run(scenario())
+
+
+def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp_path: Any) -> None:
+    """A guest logs in (their seat here becomes the account's) while the account joins the same
+    match elsewhere: the join, checked against seats not yet read again, is refused by storage
+    (409 already_seated) and the account holds one seat."""
+    import asyncio
+
+    from masques.server.errors import ServerError
+    from masques.server.matches import Player
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            guest, account = Player("p-guest", "Gus", "guest"), Player("p-acct", "gus", "account")
+            for player in (guest, account):
+                registry.storage.create_player(player.id, player.kind, player.name)
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3)
+            await registry.join(match, "Gus", 0, player=guest)
+            assert registry.storage.move_seats(guest.id, account.id, account.name) == [match.id]
+            with pytest.raises(ServerError) as refused:  # memory still says seat 0 is the guest's
+                await registry.join(match, "gus", 1, player=account)
+            assert refused.value.code == "already_seated"
+            assert [s.player_id for s in registry.storage.seats(match.id)] == [account.id, None, None]
+            assert match.seats[0].player_id == account.id and not match.seats[1].taken
+
+    asyncio.run(scenario())

@@ -1,7 +1,8 @@
 """The Alembic migrations carry a database made by an earlier version forward, on SQLite and
 PostgreSQL: migration 0004 (players, sessions, seats held by players, how matches end) keeps every
 match, and goes back down and up again; 0005 (ratings, chat, clocks), 0006 (analyses), 0007
-(how usernames look), 0008 (known browsers) and 0009 (the site's secrets) too."""
+(how usernames look), 0008 (known browsers), 0009 (the site's secrets) and 0010 (one seat per
+player) too."""
 
 from __future__ import annotations
 
@@ -241,3 +242,34 @@ def test_0009_makes_each_database_its_own_client_key_and_goes_both_ways(backend:
     assert "site_secrets" not in set(inspect(engine).get_table_names())
     engine.dispose()
     migrate(urls[0], "head")
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_0010_keeps_one_seat_per_player_and_goes_both_ways(backend: str, tmp_path: Path) -> None:
+    """A match where a player held two seats (a log-in that raced a join) keeps them on the first;
+    the second keeps its name and token, without the player.  After it, the database refuses a
+    second seat for one player."""
+    url = support.fresh_database_url(backend, tmp_path)
+    migrate(url, "0009")
+    old_match(url, "m" * 16, "open")
+    storage = Storage(url)
+    storage.create_player(
+        "p-kim", "account", "kim", username_key="kim", username_look="klm", password_hash="x"
+    )
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE seats SET player_id = 'p-kim' WHERE match_id = :m"), {"m": "m" * 16})
+    engine.dispose()
+    storage.migrate()
+    seats = storage.seats("m" * 16)
+    assert [s.player_id for s in seats] == ["p-kim", None]
+    assert [s.token_hash for s in seats] == ["0" * 64, "1" * 64]
+    with pytest.raises(IntegrityError), storage.engine.begin() as connection:
+        connection.execute(text("UPDATE seats SET player_id = 'p-kim' WHERE seat = 1"))
+    storage.engine.dispose()
+
+    migrate(url, "0009", down=True)
+    engine = create_engine(url)
+    assert "uq_seats_match_player" not in {i["name"] for i in inspect(engine).get_indexes("seats")}
+    engine.dispose()
+    migrate(url, "head")

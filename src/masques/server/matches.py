@@ -53,6 +53,7 @@ from .metrics import Metrics
 from .ratings import ranks_from_winners
 from .security import same_secret
 from .storage import (
+    AlreadySeatedError,
     Append,
     ChatRow,
     MatchEndedError,
@@ -1143,7 +1144,12 @@ class Registry:
             claim = partial(
                 self.storage.claim_seat, match.id, seat, name, token, key_hash, player_id=player_id
             )
-            if not await self._write(claim):
+            try:
+                claimed = await self._write(claim)
+            except AlreadySeatedError:  # a log-in handed them another seat here a moment ago
+                await self._catch_up(match)
+                raise ServerError(409, "already_seated", "you already hold a seat in this match") from None
+            if not claimed:
                 await self._catch_up(match)  # taken, or the match expired, through another process
                 if match.status == "expired":
                     raise ServerError(409, "expired", "this match expired before its players came")

@@ -33,6 +33,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -49,7 +50,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from ..engine.records import GameRecord
@@ -107,7 +108,19 @@ class MatchRow(Base):
 
 class SeatRow(Base):
     __tablename__ = "seats"
-    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+    __table_args__ = (
+        UniqueConstraint("match_id", "seat"),
+        # one player, one seat: a guest's seats handed to the account it logs in to cannot meet a
+        # seat the account takes at the same moment (migration 0010)
+        Index(
+            "uq_seats_match_player",
+            "match_id",
+            "player_id",
+            unique=True,
+            sqlite_where=text("player_id IS NOT NULL"),
+            postgresql_where=text("player_id IS NOT NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
@@ -665,26 +678,32 @@ class Storage:
         player_id: str | None = None,
     ) -> bool:
         """Give a free human seat to a player; False if it was taken meanwhile (NoResultFound if
-        the match has no such seat).  One guarded UPDATE: a join of every seat of every new match
+        the match has no such seat; AlreadySeatedError if the player holds another seat of it, just
+        handed to them by a log-in).  One guarded UPDATE: a join of every seat of every new match
         would otherwise read the row, lock it and write it through the ORM."""
-        with self.engine.begin() as connection:
-            claimed = connection.execute(
-                CLAIM_SEAT,
-                {
-                    "the_match": match_id,
-                    "the_seat": seat,
-                    "new_name": name,
-                    "new_token_hash": hash_token(token),
-                    "new_join_key": join_key,
-                    "new_player_id": player_id,
-                },
-            ).rowcount
-            if claimed:
-                return True
-            connection.execute(
-                select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
-            ).one()  # NoResultFound: no such seat
-            return False
+        try:
+            with self.engine.begin() as connection:
+                claimed = connection.execute(
+                    CLAIM_SEAT,
+                    {
+                        "the_match": match_id,
+                        "the_seat": seat,
+                        "new_name": name,
+                        "new_token_hash": hash_token(token),
+                        "new_join_key": join_key,
+                        "new_player_id": player_id,
+                    },
+                ).rowcount
+                if claimed:
+                    return True
+                connection.execute(
+                    select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
+                ).one()  # NoResultFound: no such seat
+                return False
+        except IntegrityError as exc:
+            if player_id is None:
+                raise
+            raise AlreadySeatedError(f"player {player_id} holds a seat of match {match_id}") from exc
 
     def release_seat(self, match_id: str, seat: int, holder: str | None) -> bool:
         """Free a seat still held by the token whose hash is ``holder``; False if it has changed
@@ -1050,16 +1069,24 @@ class Storage:
         """Hand a guest's seats to the account it logged in to; the matches concerned.  A match
         where the account holds a seat already keeps the guest's as it is (one player, one seat:
         the guest's seat token still plays it)."""
-        with self.session() as s:
-            held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
-            moved = list(
-                s.scalars(
-                    select(SeatRow).where(SeatRow.player_id == from_player, SeatRow.match_id.not_in(held))
-                )
-            )
-            for seat in moved:
-                seat.player_id, seat.name = to_player, name
-            return sorted({seat.match_id for seat in moved})
+        for attempt in range(3):
+            try:
+                with self.session() as s:
+                    held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
+                    moved = list(
+                        s.scalars(
+                            select(SeatRow).where(
+                                SeatRow.player_id == from_player, SeatRow.match_id.not_in(held)
+                            )
+                        )
+                    )
+                    for seat in moved:
+                        seat.player_id, seat.name = to_player, name
+                    return sorted({seat.match_id for seat in moved})
+            except IntegrityError:  # the account took a seat of one of them meanwhile: read again
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def player_kinds(self, ids: Sequence[str | None]) -> dict[str, str]:
         """The kind (guest, account) of each of these players."""
@@ -1376,6 +1403,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+class AlreadySeatedError(RuntimeError):
+    """A player would hold two seats of one match."""
 
 
 class MatchEndedError(RuntimeError):
