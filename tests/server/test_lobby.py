@@ -486,3 +486,38 @@ def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp
             assert match.seats[0].player_id == account.id and not match.seats[1].taken
 
     asyncio.run(scenario())
+
+
+def test_a_rematch_made_as_a_guest_logs_in_seats_the_account(tmp_path: Any) -> None:
+    """The last acceptance of a rematch, made as its guest logs in (the old seat goes to the
+    account), gives the new match's seat to the account, not to the guest who is gone."""
+    import asyncio
+
+    from masques.server.matches import Player
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            guest, account = Player("p-guest", "Gus", "guest"), Player("p-acct", "gus", "account")
+            for player in (guest, account):
+                registry.storage.create_player(player.id, player.kind, player.name)
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            await registry.join(match, "Gus", 0, player=guest)
+            await registry.join(match, "Bo", 1)
+            await registry.resign(match, 1)
+            await registry.answer_rematch(match, 1, True)
+            storage = registry.storage
+
+            def seats_then_log_in(match_id: str) -> Any:
+                rows = type(storage).seats(storage, match_id)  # the answer reads the seats...
+                if match_id == match.id:
+                    storage.move_seats(guest.id, account.id, account.name)  # ...then the log-in lands
+                return rows
+
+            storage.seats = seats_then_log_in  # type: ignore[method-assign]
+            await registry.answer_rematch(match, 0, True)
+            del storage.seats
+            assert match.rematch is not None and match.rematch["match"]
+            again = storage.seats(str(match.rematch["match"]))
+            assert [s.player_id for s in again] == [None, account.id]  # seats turned by one
+
+    asyncio.run(scenario())

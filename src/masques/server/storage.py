@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -940,7 +940,7 @@ class Storage:
             if not accept:
                 offer["declined"] = True
             elif all(answers.get(str(h)) for h in humans):
-                _add_match(s, new_match)
+                _add_match(s, _with_holders_now(s, match_id, new_match))
                 offer["match"] = new_match.match_id
             row.rematch = offer
             return offer
@@ -1489,3 +1489,15 @@ else:
 
 def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _with_holders_now(s: Session, match_id: str, rematch: NewMatch) -> NewMatch:
+    """The rematch's people's seats as the old match's seats are held now, read in the transaction
+    that makes it: a guest who logged in meanwhile plays it as the account the seat went to."""
+    rows = list(s.scalars(select(SeatRow).where(SeatRow.match_id == match_id).with_for_update()))
+    seats = list(rematch.seats)
+    for row in rows:
+        turned = (row.seat + 1) % len(seats)
+        if seats[turned].kind == "human":
+            seats[turned] = replace(seats[turned], token_hash=row.token_hash, player_id=row.player_id)
+    return replace(rematch, seats=seats)
