@@ -35,7 +35,7 @@ from masques.server import fanout as fanout_module
 from masques.server import matches as matches_module
 from masques.server.errors import ServerError
 from masques.server.fanout import Moved
-from masques.server.matches import Client, Registry
+from masques.server.matches import Client, LiveMatch, Registry
 from masques.server.storage import Storage, hash_token
 
 
@@ -213,6 +213,16 @@ def test_a_move_from_another_process_is_applied_as_published_without_reading_sto
     run_async(scenario())
 
 
+async def _made_by_one_seated_by_the_other(a: Registry, b: Registry) -> tuple[LiveMatch, LiveMatch]:
+    """A two-person match created through ``a`` whose seats are taken through ``b`` (a proxy sends
+    a match's requests to one process, the lobby's to any): ``a``'s copy and ``b``'s."""
+    made = await a.create("masker", {"players": 2}, ["human", "human"])
+    match = await b.get(made.id)
+    for seat in (0, 1):
+        await b.join(match, f"p{seat}", seat)
+    return made, match
+
+
 def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -223,10 +233,7 @@ def test_a_match_held_here_only_in_passing_leaves_memory_at_the_next_remote_note
 
     async def scenario() -> None:
         async with two_registries(url) as (a, b):
-            made = await a.create("masker", {"players": 2}, ["human", "human"])
-            match = await b.get(made.id)
-            for seat in (0, 1):
-                await b.join(match, f"p{seat}", seat)
+            made, match = await _made_by_one_seated_by_the_other(a, b)
             await _until(lambda: made.id not in a.matches, "the creator to let the match go")
             state = match.state
             await b.submit(match, state.current_player, state.legal_actions()[0], match.version)
@@ -247,10 +254,7 @@ def test_following_a_match_played_elsewhere_is_no_use_of_it(
 
     async def scenario() -> None:
         async with two_registries(url) as (a, b):
-            made = await a.create("masker", {"players": 2}, ["human", "human"])
-            match = await b.get(made.id)
-            for seat in (0, 1):
-                await b.join(match, f"p{seat}", seat)
+            made, match = await _made_by_one_seated_by_the_other(a, b)
             await _until(lambda: made.status == "running", "the creator to hear of the start")
             followed = 0
             deadline = time.monotonic() + TIMEOUT
