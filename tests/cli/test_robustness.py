@@ -555,6 +555,7 @@ def test_a_chosen_deal_is_for_one_person_at_most(data_home: Path) -> None:
         ),
     ],
 )
+@pytest.mark.usefixtures("data_home")  # not the user's own database, which a server may be using
 def test_serve_and_worker_refuse_what_cannot_work_in_one_line(args: list[str], fragment: str) -> None:
     result = runner.invoke(app, args)
     one_line_error(result, fragment)
