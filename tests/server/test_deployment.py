@@ -112,16 +112,16 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
         for conn in conns:
             conn.close()
         assert acked and support.summary(api, match["id"])["status"] == "finished"
-    # the seats gave their tokens in the WebSocket's query (?token=): no log line keeps one
-    logged = "".join(server.log_path.read_text("utf-8", errors="replace") for server in servers)
-    assert f"/ws/matches/{match['id']}" in logged
-    assert not [token for token in tokens.values() if token in logged]
     for _ in range(100):  # a connection's access line is written when it closes
         served = [access_lines(server) for server in servers]
         sockets = [line for lines in served for line in lines if line["method"] == "WS"]
         if len(sockets) >= 2:
             break
         time.sleep(0.05)
+    # the seats gave their tokens in the WebSocket's query (?token=): no log line keeps one
+    logged = "".join(server.log_path.read_text("utf-8", errors="replace") for server in servers)
+    assert f"/ws/matches/{match['id']}" in logged
+    assert not [token for token in tokens.values() if token in logged]
     # one match, one process: every request and WebSocket of the match reached the same process
     ours = [[line for line in lines if match["id"] in str(line["path"])] for lines in served]
     assert sorted(len(lines) > 0 for lines in ours) == [False, True], "the match's requests were split"
