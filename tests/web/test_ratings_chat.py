@@ -14,6 +14,7 @@ import random
 import re
 import subprocess
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +141,9 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
             assert (float(found[1]), float(found[2])) == (before, after)
             change = ratings[seat]["change"]
             assert found[3] == ("+" if change > 0 else "−" if change < 0 else "±")
-            assert float(found[4]) == round(abs(change), 1)
+            # toFixed(1) rounds the float's exact value half up; Python's round() would round to even.
+            shown = Decimal(abs(change)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+            assert Decimal(found[4]) == shown
     e2e.screenshot(ann, "rated-match-end")
     winners = final["end"]["winners"]
     if len(winners) == 1:  # the winner gains, the loser loses
