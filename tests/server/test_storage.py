@@ -597,3 +597,62 @@ def test_a_time_out_decided_before_a_move_committed_elsewhere_ends_nothing(
         assert storage.end_match("00000000000000f1", flagged, version=1)[0]  # at the version it saw
     finally:
         storage.dispose()
+
+
+def test_on_postgresql_a_log_in_waits_for_a_rematch_that_seats_its_guest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rematch made (not yet committed) as its guest logs in: the log-in's move of the guest's
+    seats waits for it, and then hands the account the new match's seat too, not only the old one."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from masques.server import storage as storage_module
+    from masques.server.storage import NewMatch, NewSeat
+
+    storage = Storage(support.fresh_database_url("postgresql", tmp_path))
+    made, logging_in = threading.Event(), threading.Event()
+    add_match = storage_module._add_match
+
+    def add_then_linger(s: Any, spec: Any) -> None:
+        add_match(s, spec)
+        s.flush()
+        made.set()
+        assert logging_in.wait(10)
+        time.sleep(0.3)  # the log-in reads the guest's seats meanwhile
+
+    try:
+        storage.migrate()
+        storage.create_player("p-guest", "guest", "Gus")
+        storage.create_player("p-acct", "account", "gus")
+        old = NewMatch(
+            "00000000000000e1",
+            "masker",
+            "1",
+            {},
+            5,
+            [NewSeat("human", "Gus", "h-gus", "p-guest"), NewSeat("human", "Bo", "h-bo")],
+            status="finished",
+        )
+        storage.create_match(old)
+        storage.answer_rematch(
+            old.match_id, 1, True, [0, 1], NewMatch("00000000000000e2", "masker", "1", {}, 6, [])
+        )
+        rematch = NewMatch("00000000000000e2", "masker", "1", {}, 6, [NewSeat("human"), NewSeat("human")])
+        monkeypatch.setattr(storage_module, "_add_match", add_then_linger)
+
+        def log_in() -> list[str]:
+            assert made.wait(10)
+            logging_in.set()
+            return storage.move_seats("p-guest", "p-acct", "gus")
+
+        with ThreadPoolExecutor(2) as pool:
+            answered = pool.submit(storage.answer_rematch, old.match_id, 0, True, [0, 1], rematch)
+            moved = pool.submit(log_in)
+            assert answered.result(20)["match"] == rematch.match_id
+            assert moved.result(20) == [old.match_id, rematch.match_id]
+        assert [s.player_id for s in storage.seats(old.match_id)] == ["p-acct", None]
+        assert [s.player_id for s in storage.seats(rematch.match_id)] == [None, "p-acct"]  # turned by one
+    finally:
+        storage.dispose()

@@ -1072,6 +1072,7 @@ class Storage:
         for attempt in range(3):
             try:
                 with self.session() as s:
+                    _lock_players(s, [from_player])  # a rematch seating the guest commits first
                     held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
                     moved = list(
                         s.scalars(
@@ -1491,9 +1492,29 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def _lock_players(s: Session, player_ids: Iterable[str | None]) -> None:
+    """Hold these players' seat locks until the transaction ends (PostgreSQL; SQLite runs one write
+    at a time already).  A log-in that hands a guest's seats to an account and a rematch that seats
+    that guest take turns: without it, a log-in whose read of the guest's seats ran before the
+    rematch committed left the new seat to the guest, whose session had ended."""
+    if s.get_bind().dialect.name != "postgresql":
+        return
+    for key in sorted({_player_lock_key(p) for p in player_ids if p}):
+        s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+def _player_lock_key(player_id: str) -> int:
+    digest = hashlib.blake2b(f"masques-seats:{player_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 def _with_holders_now(s: Session, match_id: str, rematch: NewMatch) -> NewMatch:
     """The rematch's people's seats as the old match's seats are held now, read in the transaction
-    that makes it: a guest who logged in meanwhile plays it as the account the seat went to."""
+    that makes it: a guest who logged in meanwhile plays it as the account the seat went to.  The
+    holders' locks come first (then the rows, read again): a log-in of one of them waits for this
+    transaction, or this one for it."""
+    holders = s.scalars(select(SeatRow.player_id).where(SeatRow.match_id == match_id))
+    _lock_players(s, holders)
     rows = list(s.scalars(select(SeatRow).where(SeatRow.match_id == match_id).with_for_update()))
     seats = list(rematch.seats)
     for row in rows:
