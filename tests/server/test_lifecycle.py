@@ -410,6 +410,55 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
     asyncio.run(scenario())
 
 
+def test_a_blokus3d_colour_that_can_place_no_more_is_still_in_the_game(tmp_path: Path) -> None:
+    """Unlike a Masker player out under MK-10, a Blokus 3D colour that cannot place a block (B3-5:
+    skipped from then on) has not lost: its blocks still score, so the server counts it in the game.
+    Its absence allows a claim, and it may claim against an absent opponent itself."""
+    import asyncio
+    import random
+
+    from masques.games.blokus3d.game import OUT
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            for seed in range(20):
+                match = await registry.create("blokus3d", {"players": 3}, ["human"] * 3, seed=seed)
+                for seat in range(3):
+                    await registry.join(match, f"p{seat}", seat)
+                rng = random.Random(seed)
+                while OUT not in match.state.status and not match.state.is_terminal():
+                    state = match.state
+                    await registry.submit(
+                        match, state.current_player, rng.choice(state.legal_actions()), match.version
+                    )
+                if not match.state.is_terminal():
+                    break
+            else:
+                raise AssertionError("no colour got stuck before the end in 20 games")
+            stuck = match.state.status.index(OUT)
+            rest = [s for s in range(3) if s != stuck]
+            assert not match.state.is_out(stuck)
+            assert [seat["out"] for seat in match.summary()["seats"]] == [False] * 3
+            assert match.status == "running"
+
+            match.seats[stuck].away_since = match.now() - 10 * match.grace_seconds
+            match.seats[rest[1]].away_since = match.now() - 10 * match.grace_seconds
+            await registry.claim(match, rest[0])  # the absent stuck colour loses with the other
+            assert match.end == {"reason": "claimed", "seats": sorted([stuck, rest[1]]), "winners": [rest[0]]}
+
+            again = await registry.create("blokus3d", {"players": 3}, ["human"] * 3, seed=seed)
+            for seat in range(3):
+                await registry.join(again, f"p{seat}", seat)
+            for action in match.state.history:
+                await registry.submit(again, again.state.current_player, action, again.version)
+            again.seats[rest[0]].away_since = again.now() - 10 * again.grace_seconds
+            again.seats[rest[1]].away_since = again.now() - 10 * again.grace_seconds
+            await registry.claim(again, stuck)  # and, present, it claims against the absent others
+            assert again.end == {"reason": "claimed", "seats": rest, "winners": [stuck]}
+
+    asyncio.run(scenario())
+
+
 SELF_ELIMINATION = support.SELF_ELIMINATION
 
 
