@@ -6,6 +6,7 @@ functions included, so a lazy import cannot hide an upward one."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imported(path: Path) -> set[str]:
+@cache
+def imported(path: Path) -> frozenset[str]:
     """Every ``masques`` module ``path`` imports, relative imports resolved."""
     tree = ast.parse(path.read_text("utf-8"))
     here = module_name(path).split(".")
@@ -46,7 +48,7 @@ def imported(path: Path) -> set[str]:
                 target = node.module or ""
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)
-    return {name for name in found if name == "masques" or name.startswith("masques.")}
+    return frozenset(name for name in found if name == "masques" or name.startswith("masques."))
 
 
 def module_file(module: str) -> Path | None:
@@ -71,6 +73,7 @@ def closure(start: set[str], within: str) -> set[str]:
     return seen
 
 
+@cache  # read once for all the modules' tests
 def part_modules() -> dict[str, str]:
     """Module -> the layer it serves, for every part a shipped game names and the modules of its
     package that only parts use (e.g. a solver its bot part calls)."""
