@@ -39,13 +39,21 @@ def test_the_queue_gives_a_waiting_client_the_next_slot() -> None:
 
         return run
 
+    async def started_at_least(count: int) -> None:
+        """The jobs handed to the pool have begun (a loaded machine starts a thread late)."""
+        deadline = time.monotonic() + 10
+        while len(started) < count:
+            assert time.monotonic() < deadline, started
+            await asyncio.sleep(0.01)
+
     async def scenario() -> None:
         queue = FairQueue(2, 30.0, _threads(2))
         greedy = [queue.run("a", job(f"a{i}")) for i in range(6)]
-        await asyncio.sleep(0.2)
+        await started_at_least(1)
+        await asyncio.sleep(0.1)  # time for a second job to begin, were one handed out
         assert started == ["a0"]  # alone, a client leaves a slot free for the next one
         other = queue.run("b", job("b0"))
-        await asyncio.sleep(0.2)
+        await started_at_least(2)
         assert started == ["a0", "b0"]  # which starts at once
         release.set()
         await asyncio.wait_for(asyncio.gather(*greedy, other), 10)
@@ -57,6 +65,7 @@ def test_the_queue_gives_a_waiting_client_the_next_slot() -> None:
 
 def test_a_client_holds_no_more_than_its_share_while_others_wait() -> None:
     starts: list[tuple[str, int]] = []  # (owner, how many of a's jobs run, this one included)
+    queued = threading.Event()  # b's jobs are queued: no job of a's ends before (however slow the loop)
 
     async def scenario() -> None:
         queue = FairQueue(4, 30.0, _threads(4))
@@ -68,6 +77,7 @@ def test_a_client_holds_no_more_than_its_share_while_others_wait() -> None:
                 with lock:
                     running[owner] += 1
                     starts.append((owner, running["a"]))
+                queued.wait(10)
                 time.sleep(0.05)
                 with lock:
                     running[owner] -= 1
@@ -78,6 +88,7 @@ def test_a_client_holds_no_more_than_its_share_while_others_wait() -> None:
         futures = [queue.run("a", job("a")) for _ in range(12)]
         await asyncio.sleep(0.01)
         futures += [queue.run("b", job("b")) for _ in range(12)]
+        queued.set()
         await asyncio.wait_for(asyncio.gather(*futures), 20)
         queue.close()
 

@@ -29,6 +29,22 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = support.
         time.sleep(0.05)
 
 
+def told(
+    conn: support.Conn,
+    condition: Callable[[dict[str, Any]], bool],
+    kinds: tuple[str, ...] = ("state", "presence"),
+) -> dict[str, Any]:
+    """The first message of ``kinds`` (from now) whose match summary meets ``condition``: waited
+    for, since the server may send it a moment after its HTTP answer."""
+    deadline = time.monotonic() + support.TIMEOUT
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no such message within {support.TIMEOUT} s"
+        message = conn.recv(timeout=left)
+        if message["type"] in kinds and condition(message["match"]):
+            return message
+
+
 def two_players(
     api: httpx.Client, game: str = "masker", options: dict[str, Any] | None = None
 ) -> tuple[str, list[str]]:
@@ -54,7 +70,7 @@ def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client
     answer = api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[0]))
     assert answer.status_code == 200, answer.text
     assert answer.json()["end"] == {"reason": "resigned", "seats": [0], "winners": [1]}
-    state = next(m for m in watcher.drain(0.5) if m["type"] == "state" and m["match"]["status"] == "finished")
+    state = told(watcher, lambda match: match["status"] == "finished", kinds=("state",))
     assert state["result"] == {"scores": None, "winners": [1], "reason": "resigned"}
     assert state["your_turn"] is False and state["legal"] == []
     watcher.close()
@@ -248,16 +264,14 @@ def test_one_rematch_offer_all_accept_one_new_match_seats_turned(server: Any, ap
     assert first.status_code == 200, first.text
     assert first.json()["rematch"] == {"answers": {"0": True}, "match": None, "declined": False}
     error(api.post(rematch, headers=as_seat(tokens[0])), 409, "already_answered")
-    offered = [m for m in watcher.drain(0.5) if m["type"] in ("state", "presence")]
-    assert offered and offered[-1]["match"]["rematch"]["answers"] == {"0": True}  # told live
+    told(watcher, lambda match: (match["rematch"] or {}).get("answers") == {"0": True})  # told live
 
     last = api.post(rematch, json={"accept": True}, headers=as_seat(tokens[2]))
     assert last.status_code == 200, last.text
     new_id = last.json()["rematch"]["match"]
     assert new_id and new_id != match_id
     error(api.post(rematch, headers=as_seat(tokens[2])), 409, "already_answered")
-    told = [m for m in watcher.drain(0.5) if m["type"] in ("state", "presence")]
-    assert told[-1]["match"]["rematch"]["match"] == new_id
+    told(watcher, lambda match: (match["rematch"] or {}).get("match") == new_id)
     watcher.close()
 
     new = support.summary(api, new_id)

@@ -170,7 +170,13 @@ def test_a_match_has_room_for_so_many_spectators(serve: Any) -> None:
     players = support.seat_conns(server.ws_url, match_id, tokens)  # seats always get in
     assert {c.state["seat"] for c in players if c.state is not None} == {0, 1}
     watchers[0].close()
-    time.sleep(0.3)
+    deadline = time.monotonic() + support.TIMEOUT  # the server hears of the close a moment later
+    while (
+        httpx.get(f"{server.base_url}/api/matches/{match_id}", timeout=support.TIMEOUT).json()["spectators"]
+        != 1
+    ):
+        assert time.monotonic() < deadline, "the spectator who left still counts"
+        time.sleep(0.05)
     again = support.Conn(server.ws_url, match_id)
     assert again.first_state()["seat"] is None
     for conn in (*players, watchers[1], again):

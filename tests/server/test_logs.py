@@ -99,12 +99,20 @@ def test_a_whole_game_logs_its_requests_and_no_secret(server: Any, api: httpx.Cl
     row = Storage(server.database_url).match(match_id_)
     assert row is not None and row.secret is not None
 
+    def replay_logged() -> bool:  # the access line is written once the answer is sent, not before
+        return any(
+            line.get("event") == "access"
+            and line["path"] == f"/api/matches/{match_id_}/replay"
+            and line["request_id"] == "trace-7"
+            for line in map(json.loads, list(logged.lines))
+        )
+
+    deadline = time.monotonic() + support.TIMEOUT
+    while not replay_logged():
+        assert time.monotonic() < deadline, "no access line for the replay"
+        time.sleep(0.05)
     lines = [json.loads(text) for text in logged.lines]
     access = [line for line in lines if line.get("event") == "access"]
-    assert any(
-        line["path"] == f"/api/matches/{match_id_}/replay" and line["request_id"] == "trace-7"
-        for line in access
-    )
     assert all(line["match"] == match_id_ for line in access if match_id_ in line["path"])
     assert any(line.get("event") == "match_finished" and line["match"] == match_id_ for line in lines)
     assert all("?" not in line["path"] for line in access)

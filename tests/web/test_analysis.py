@@ -20,6 +20,9 @@ from playwright.sync_api import Browser, Page, Route, expect
 
 ANALYSIS_TIMEOUT_MS = 240_000
 """Bounds the wait for an analysis (the test server analyses with the easy bot, in its one bot worker)."""
+HINT_TIMEOUT_MS = 120_000
+"""Bounds the wait for a hint: the hard bot thinks in the one bot worker, which runs at a lower
+priority than everything else of a busy machine (a decision of 0.4 s took 4 to 13 s there)."""
 
 
 def analysis_body(page: Page, base: str, match_id: str, seat: int) -> dict[str, Any]:
@@ -177,7 +180,8 @@ def test_the_hint_marks_the_hard_bots_move_in_a_casual_match(page: Page, web_ser
     hint = page.get_by_test_id("hint")
     expect(hint).to_be_visible()
     hint.focus()  # asked from the keyboard: the button keeps the focus while it asks and answers
-    with page.expect_response(re.compile(r"/api/matches/[0-9a-f]{16}/hint\?seat=0$")) as answered:
+    hinted = re.compile(r"/api/matches/[0-9a-f]{16}/hint\?seat=0$")
+    with page.expect_response(hinted, timeout=HINT_TIMEOUT_MS) as answered:
         page.keyboard.press("Enter")
     given = answered.value.json()
     assert answered.value.status == 200 and given["level"] == "hard"
