@@ -112,7 +112,7 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
         for conn in conns:
             conn.close()
         assert acked and support.summary(api, match["id"])["status"] == "finished"
-    for _ in range(100):  # a connection's access line is written when it closes
+    for _ in range(400):  # a connection's access line is written when it closes (20 s at most)
         served = [access_lines(server) for server in servers]
         sockets = [line for lines in served for line in lines if line["method"] == "WS"]
         if len(sockets) >= 2:
@@ -130,7 +130,7 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
     with httpx.Client(base_url=base, timeout=support.TIMEOUT) as api:
         for _ in range(24):
             assert api.get("/api/games").status_code == 200
-    for _ in range(100):
+    for _ in range(400):
         lobby = [
             [line for line in access_lines(server) if line["path"] == "/api/games"] for server in servers
         ]
@@ -145,7 +145,7 @@ def test_a_match_plays_through_nginx_in_front_of_two_processes(
     # the proxy names the client: a request from another address is counted as that client's
     with httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.3")) as other:
         assert other.get("/api/matches/ffffffffffffffff").status_code == 404
-    for _ in range(100):
+    for _ in range(400):
         lines = [line for server in servers for line in access_lines(server)]
         theirs = [line for line in lines if line["path"] == "/api/matches/ffffffffffffffff"]
         if theirs:
