@@ -1513,8 +1513,8 @@ def _with_holders_now(s: Session, match_id: str, rematch: NewMatch) -> NewMatch:
     that makes it: a guest who logged in meanwhile plays it as the account the seat went to.  The
     holders' locks come first (then the rows, read again): a log-in of one of them waits for this
     transaction, or this one for it."""
-    holders = s.scalars(select(SeatRow.player_id).where(SeatRow.match_id == match_id))
-    _lock_players(s, holders)
+    if s.get_bind().dialect.name == "postgresql":
+        _lock_players(s, list(s.scalars(select(SeatRow.player_id).where(SeatRow.match_id == match_id))))
     rows = list(s.scalars(select(SeatRow).where(SeatRow.match_id == match_id).with_for_update()))
     seats = list(rematch.seats)
     for row in rows:
