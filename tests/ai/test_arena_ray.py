@@ -18,7 +18,15 @@ from typer.testing import CliRunner
 from masques.cli.main import app
 
 RAY = str(Path(sys.executable).with_name("ray"))
-ENV = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+# A loopback cluster of the test's own, without token authentication: Ray turns it on for a cluster
+# started where a token was once saved (~/.ray/auth_token, by any earlier local ray.init), and this
+# test's client would then connect without it.
+SETTINGS = {
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_AUTH_MODE": "disabled",
+}
+ENV = {**os.environ, **SETTINGS}
 
 
 def free_port() -> int:
@@ -61,8 +69,8 @@ def ray_head() -> Iterator[str]:
 def test_arena_runs_its_games_on_a_ray_cluster(
     ray_head: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for key in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_USAGE_STATS_ENABLED"):
-        monkeypatch.setenv(key, "0")
+    for key, value in SETTINGS.items():
+        monkeypatch.setenv(key, value)
     out = tmp_path / "masker"
     result = CliRunner().invoke(
         app,
