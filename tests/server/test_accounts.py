@@ -8,6 +8,8 @@ import asyncio
 import logging
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -980,3 +982,43 @@ def test_two_log_ins_at_once_with_a_password_due_for_a_rehash_both_succeed(
         monkeypatch.setattr(accounts, "verify_password", checking)
         assert answer.status_code == 200, answer.text
         assert second.get("/api/me").json()["player"]["username"] == name
+
+
+def test_a_log_in_with_a_nul_in_its_username_is_a_wrong_username(server: Any) -> None:
+    """No username holds a NUL (PostgreSQL's text cannot): such a log-in is refused as one with any
+    unknown username is, on both databases, and the server logs no error (it answered 500 before)."""
+    name = unique("Nul")
+    with browser(server) as owner:
+        signup(owner, name)
+    with browser(server) as someone, _errors_logged() as logged:
+        for username in (f"{name}\x00", f"\x00{name}", "\x00"):
+            error(
+                someone.post("/api/login", json={"username": username, "password": PASSWORD}),
+                401,
+                "bad_credentials",
+            )
+        assert someone.get("/api/me").json()["player"] is None
+    assert not logged, logged
+    with browser(server) as owner:
+        login(owner, name)  # the account itself is untouched
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextmanager
+def _errors_logged() -> Iterator[list[str]]:
+    """The error lines the server logs meanwhile (it runs in this process)."""
+    handler = _Collected()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler.lines
+    finally:
+        root.removeHandler(handler)

@@ -1008,6 +1008,10 @@ class Storage:
             return s.get(PlayerRow, player_id)
 
     def player_by_username(self, key: str) -> PlayerRow | None:
+        """The account of a username (in its compared form), if any.  A username with a NUL is
+        nobody's (none can be made): PostgreSQL's text holds no NUL, and would fail the query."""
+        if "\x00" in key:
+            return None
         with self.session() as s:
             return s.scalars(select(PlayerRow).where(PlayerRow.username_key == key)).one_or_none()
 
