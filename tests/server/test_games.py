@@ -13,8 +13,10 @@ with ``masques replay``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -154,6 +156,9 @@ def test_whole_game_through_the_server_leaks_nothing(
     assert bad.errors > 0
     for conn in conns:
         conn.drain(0.1)
+    for conn in conns:  # the match is over: the spectators' chat comes to the players now
+        if conn.seat is not None:
+            _wait_for_chat(conn, "spectators")
 
     final = support.summary(api, match_id)
     assert final["status"] == "finished"
@@ -358,3 +363,15 @@ def test_the_leak_checker_catches_leaks() -> None:
     obs = mascarade.observation(len(mascarade.states) - 1, 0)
     assert not support.hidden_field_problems("mascarade", mascarade.final, 0, obs)
     assert support.hidden_field_problems("mascarade", mascarade.final, 1, obs)
+
+
+def _wait_for_chat(conn: Any, channel: str, timeout: float = 20.0) -> None:
+    """Read until a chat message of ``channel`` has come (a loaded machine may be slow with it); the
+    caller's assertions say what is missing if none comes."""
+    deadline = time.monotonic() + timeout
+    while not any(m["type"] == "chat" and m["channel"] == channel for m in conn.messages):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            conn.recv(timeout=left)
