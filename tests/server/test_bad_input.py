@@ -510,9 +510,7 @@ def _routes(document: dict[str, Any]) -> Iterator[tuple[str, str, list[str], dic
             yield method.upper(), path, query, body
 
 
-def test_every_route_answers_awkward_values_in_every_field_with_a_clear_error(
-    server: Any, api: httpx.Client
-) -> None:
+def test_every_route_answers_awkward_values_in_every_field_with_a_clear_error(server: Any) -> None:
     """Every field of every route's body and query, given each awkward value in turn (the body's other
     fields ordinary; signed in as a guest, on a real match), gets an answer below 500 with a code and
     a message, on both databases: a NUL in a log-in's username once failed PostgreSQL's query (500)."""
