@@ -37,7 +37,10 @@ PASSWORD = "plum-orchard-42"
 GAME_TIMEOUT = 240.0
 """Seconds a whole game through the browser may take."""
 
-# Chromium flags for a closed network and no display (WebGL through SwiftShader, on the CPU).
+# Chromium flags for a closed network and no display (WebGL through SwiftShader, on the CPU).  The
+# pages themselves are rasterized and composited by Skia on the CPU: through SwiftShader's emulated GPU,
+# each frame came so late that the browser tests took nearly twice as long (and their frames' work
+# kept the CPU from the tests beside them).
 ARGS = [
     "--no-sandbox",
     "--disable-background-networking",
@@ -47,6 +50,8 @@ ARGS = [
     "--no-first-run",
     "--use-angle=swiftshader",
     "--enable-unsafe-swiftshader",
+    "--disable-gpu-rasterization",
+    "--disable-gpu-compositing",
 ]
 
 
