@@ -73,6 +73,7 @@ def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client
     state = told(watcher, lambda match: match["status"] == "finished", kinds=("state",))
     assert state["result"] == {"scores": None, "winners": [1], "reason": "resigned"}
     assert state["your_turn"] is False and state["legal"] == []
+    assert state["to_move"] is None  # the game stopped: nobody is to move, as at its own end
     watcher.close()
 
     after = support.summary(api, match_id)
@@ -80,7 +81,10 @@ def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client
     error(api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[1])), 409, "not_running")
     assert support.summary(api, match_id)["end"] == after["end"]
     seat = support.Conn(server.ws_url, match_id, tokens[1], 1)
-    assert seat.first_state()["your_turn"] is False
+    view = seat.first_state()
+    assert view["your_turn"] is False and view["to_move"] is None
+    replay = api.get(f"/api/matches/{match_id}/replay", headers=as_seat(tokens[1])).json()
+    assert replay[-1]["to_move"] is None
     seat.act(0, after["version"])
     assert seat.recv_type("error")["code"] == "not_running"
     seat.close()

@@ -551,7 +551,7 @@ def state_view(
     the game is over its ``result`` (every seat's score and the winners, public at the end), so a
     client can show the end of any game without knowing its observation's fields.  Not ``dealt``
     (a match not started yet): the seat observes what a spectator does; ``stopped`` (a match that
-    ended before its game did): what the game shows at its end is shown."""
+    ended before its game did): what the game shows at its end is shown, and nobody is to move."""
     legal: list[dict[str, Any]] = []
     if your_turn:
         legal = [
@@ -569,7 +569,7 @@ def state_view(
         "match": summary,
         "version": len(state.history),
         "seat": seat,
-        "to_move": None if state.is_terminal() else state.current_player,
+        "to_move": None if state.is_terminal() or stopped else state.current_player,
         "your_turn": your_turn,
         "observation": observation,
         "legal": legal,
