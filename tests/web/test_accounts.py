@@ -204,6 +204,9 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     expect(other.get_by_test_id("end-reason")).to_have_attribute("data-reason", "resigned")
     expect(other.get_by_test_id("end-reason")).to_have_text("You resigned.")
     assert e2e.turn_state(other) == "over"
+    # Nobody is to move in a stopped game: no player marked, no decision asked of anyone.
+    expect(other.locator(".ms-to-move")).to_have_count(0)
+    expect(other.locator(".ms-decision h3")).to_have_text("Game over")
 
     # The lobby's finished list shows the result and the date.
     other.goto(base + "/")

@@ -277,7 +277,7 @@ class Blokus3DView implements GameView {
   private draw(): void {
     const obs = this.obs;
     if (!obs) return;
-    const mover = obs.to_move?.colour ?? null;
+    const mover = this.view?.to_move === null ? null : (obs.to_move?.colour ?? null); // none once stopped
     const myTurn = !!this.view?.your_turn && !this.sent;
     const last = obs.moves.length ? playedCubes(obs.moves[obs.moves.length - 1], this.heights) : [];
     const spots: Array<[number, number]> = [];
@@ -336,7 +336,7 @@ class Blokus3DView implements GameView {
     const limits = obs.structure.max_heights.flat();
     const size = limits.filter((n) => n > 0).length;
     lines.push(h("div", {}, this.t("structure", { name: this.structureName(obs), size, height: Math.max(...limits) })));
-    if (obs.terminal) lines.push(h("strong", {}, this.t("over")));
+    if (obs.terminal || this.view?.to_move === null) lines.push(h("strong", {}, this.t("over"))); // or stopped
     else if (obs.to_move) {
       const colour = this.colourName(obs.to_move.colour);
       const text = this.view?.your_turn
@@ -383,7 +383,7 @@ class Blokus3DView implements GameView {
   }
 
   private drawSide(obs: B3Observation, myTurn: boolean): void {
-    const mover = obs.to_move?.colour ?? null;
+    const mover = this.view?.to_move === null ? null : (obs.to_move?.colour ?? null); // none once stopped
     const mine = new Set(obs.your_colours);
     const rows = obs.colours.map((c) =>
       h(

@@ -243,7 +243,7 @@ class MascaradeView extends BoardView<MascaradeObservation> {
     const rows = obs.hand_sizes.map((n, seat) =>
       h(
         "li",
-        { class: `mc-player seat-${seat}${obs.to_move === seat ? " to-move" : ""}`, "data-seat": seat },
+        { class: `mc-player seat-${seat}${this.view?.to_move === seat ? " to-move" : ""}`, "data-seat": seat },
         h("strong", {}, this.ctx.seatName(seat)),
         h("span", {}, t("cards_in_hand", { n })),
         obs.scoring ? h("span", { class: "mc-score", "data-testid": `mc-score-${seat}` }, t("points", { n: obs.scores[seat] })) : null,

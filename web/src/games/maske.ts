@@ -344,6 +344,12 @@ class MaskeView implements GameView {
     );
   }
 
+  /** Whether the game is over: played to its end, or stopped before it (a resignation, a time-out),
+   * when the match names nobody to move though the observation still does. */
+  private over(obs: MaskeObservation): boolean {
+    return obs.terminal || this.view?.to_move === null;
+  }
+
   private maskBox(obs: MaskeObservation): HTMLElement {
     const top = obs.top_mask;
     let round: string;
@@ -404,7 +410,7 @@ class MaskeView implements GameView {
       rows.push(
         h(
           "tr",
-          { class: seat === obs.to_move ? "ms-to-move" : "", "data-seat": seat },
+          { class: seat === this.view?.to_move ? "ms-to-move" : "", "data-seat": seat },
           h("td", { class: seat === obs.seat ? "ms-me" : "" }, h("span", { class: "ms-swatch", style: `background: ${SEAT_COLOURS[seat % SEAT_COLOURS.length]}` }), this.name(seat), h("div", { class: "ms-notes" }, won ? trophy() : null, notes.join(" · "))),
           h("td", { class: "num ms-points" }, String(obs.points[seat])),
           h("td", { class: "num", title: this.t("paydayHelp") }, pay === null || obs.terminal ? "—" : `+${pay}`),
@@ -434,7 +440,7 @@ class MaskeView implements GameView {
     const mover = obs.to_move;
     const moverName = mover === null ? "" : this.name(mover);
     const named = this.choices.named;
-    if (obs.terminal) {
+    if (this.over(obs)) {
       box.append(h("h3", {}, this.t("over")));
       return box;
     }

@@ -523,7 +523,7 @@ class MaskerView extends BoardView<MaskerObservation> {
     const revealed = obs.tokens ? obs.tokens[obs.players === 4 ? seat % 2 : seat] : null;
     return h(
       "div",
-      { class: `mk-player seat-${seat}${obs.to_move === seat ? " to-move" : ""}${out ? " out" : ""}`, "data-seat": seat },
+      { class: `mk-player seat-${seat}${this.view?.to_move === seat ? " to-move" : ""}${out ? " out" : ""}`, "data-seat": seat },
       h(
         "div",
         { class: "mk-player-head" },
