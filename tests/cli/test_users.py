@@ -3,7 +3,6 @@ database; a name that is taken, or looks like one that is, is refused before the
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -25,7 +24,7 @@ def test_create_list_reset_and_disable_an_account(tmp_path: Path) -> None:
     storage = Storage(f"sqlite:///{tmp_path / 'site.db'}")
     row = storage.player_by_username("paul")
     assert row is not None and row.username_look == "paul" and row.id in made.output
-    assert asyncio.run(accounts.verify_password(row.password_hash, PASSWORD))
+    assert accounts.password_matches(row.password_hash, PASSWORD)
     assert "paul" in runner.invoke(app, ["users", "list", *database]).output
 
     new = PASSWORD + "-renewed"
@@ -33,7 +32,7 @@ def test_create_list_reset_and_disable_an_account(tmp_path: Path) -> None:
         app, ["users", "reset-password", "PAUL", *database, "--password-stdin"], input=new + "\n"
     )
     assert reset.exit_code == 0, reset.output
-    assert asyncio.run(accounts.verify_password(storage.player(row.id).password_hash, new))  # type: ignore[union-attr]
+    assert accounts.password_matches(storage.player(row.id).password_hash, new)  # type: ignore[union-attr]
     assert runner.invoke(app, ["users", "disable", "paul", *database]).exit_code == 0
     assert storage.player(row.id).disabled  # type: ignore[union-attr]
     storage.engine.dispose()

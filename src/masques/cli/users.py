@@ -142,7 +142,6 @@ def list_users(database: Database = None) -> None:
 @app.command()
 def create(username: Username, database: Database = None, password_stdin: PasswordStdin = False) -> None:
     """Create an account (the password is asked twice, or read from standard input)."""
-    import asyncio
 
     from ..server import accounts
     from ..server.errors import ServerError
@@ -156,7 +155,7 @@ def create(username: Username, database: Database = None, password_stdin: Passwo
     if taken:
         fail(taken)
     password = _password(password_stdin, username)
-    digest = asyncio.run(accounts.hash_password(password))
+    digest = accounts.password_hash(password)
     try:
         row = storage.create_player(
             accounts.new_player_id(),
@@ -176,14 +175,13 @@ def reset_password(
     username: Username, database: Database = None, password_stdin: PasswordStdin = False
 ) -> None:
     """Set a new password for an account; its sessions and seat tokens end (it logs in again)."""
-    import asyncio
 
     from ..server import accounts
 
     storage = _storage(database, existing=True)
     row = _account(storage, username)
     password = _password(password_stdin, row.name)
-    storage.update_player(row.id, password_hash=asyncio.run(accounts.hash_password(password)))
+    storage.update_player(row.id, password_hash=accounts.password_hash(password))
     storage.end_auth_sessions(row.id)
     storage.forget_seat_tokens(row.id)
     storage.forget_devices(row.id)

@@ -181,12 +181,13 @@ def normal_password(password: str) -> str:
     return unicodedata.normalize("NFC", password)
 
 
-async def hash_password(password: str) -> str:
-    """The Argon2id hash of the password's normal form (off the event loop: it is costly on purpose)."""
-    return await asyncio.to_thread(HASHER.hash, normal_password(password))
+def password_hash(password: str) -> str:
+    """The Argon2id hash of the password's normal form (costly on purpose: the server calls
+    :func:`hash_password`, off its event loop)."""
+    return HASHER.hash(normal_password(password))
 
 
-async def verify_password(stored: str | None, password: str) -> bool:
+def password_matches(stored: str | None, password: str) -> bool:
     """Whether ``password`` is the one hashed in ``stored``: its normal form, or for a hash made
     before passwords were normalised, the text as typed (``was_normalised`` tells the caller to
     hash it again).  An unknown account costs the same hashes as a known one."""
@@ -195,13 +196,23 @@ async def verify_password(stored: str | None, password: str) -> bool:
         forms.append(password)
     if stored is None:
         for form in forms:  # the same cost: no timing hint of a guest or an unknown name
-            await asyncio.to_thread(HASHER.hash, form)
+            HASHER.hash(form)
         return False
     right = False
     for form in forms:  # every form is tried: the cost does not depend on which one matches
         with contextlib.suppress(VerifyMismatchError, VerificationError, InvalidHashError):
-            right = await asyncio.to_thread(HASHER.verify, stored, form) or right
+            right = HASHER.verify(stored, form) or right
     return right
+
+
+async def hash_password(password: str) -> str:
+    """:func:`password_hash`, off the event loop."""
+    return await asyncio.to_thread(password_hash, password)
+
+
+async def verify_password(stored: str | None, password: str) -> bool:
+    """:func:`password_matches`, off the event loop."""
+    return await asyncio.to_thread(password_matches, stored, password)
 
 
 def was_normalised(password: str) -> bool:
