@@ -108,7 +108,7 @@ def create_match(
     private checkbox, create the match, and return its id once the match page shows.  A browser with
     no session becomes a guest called ``name``; an account's name is its username."""
     page.goto(base_url + "/")
-    page.get_by_test_id(f"choose-{game}").click()
+    choose_game(page, game)
     form = page.get_by_test_id("create-form")
     for option, value in (options or {}).items():
         if isinstance(value, bool):
@@ -125,6 +125,21 @@ def create_match(
     match_id = page.url.rsplit("/", 1)[1]
     wait_ready(page)
     return match_id
+
+
+def choose_game(page: Page, game: str) -> None:
+    """Choose ``game`` in the lobby.  The lobby's lists arrive after it is drawn ("my matches" above
+    the games), and a click made as they arrive can land beside the button it aimed at: the click
+    is made again until the game is chosen."""
+    button = page.get_by_test_id(f"choose-{game}")
+    for _ in range(3):
+        button.click()
+        try:
+            button.and_(page.locator("[aria-pressed=true]")).wait_for(timeout=3_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    expect(button).to_have_attribute("aria-pressed", "true")
 
 
 # -- turns --------------------------------------------------------------------------------------

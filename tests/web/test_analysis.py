@@ -208,7 +208,7 @@ def test_a_rated_match_has_no_hint_button(people: People, web_server: Any) -> No
     base = web_server.base_url
     ada = people.device()
     sign_up(ada, base, "hintless")
-    ada.get_by_test_id("choose-masker").click()
+    e2e.choose_game(ada, "masker")
     form = ada.get_by_test_id("create-form")
     form.locator("select[name=players]").select_option("2")
     form.locator("select[name=seat-0]").select_option("you")

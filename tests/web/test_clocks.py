@@ -66,7 +66,7 @@ def create_timed(
     """In the lobby: Masker against the random bot with the time fields set as ``choose`` (select
     name -> value, in order), and a live preset button or a live clock's minutes when given."""
     page.goto(base + "/")
-    page.get_by_test_id("choose-masker").click()
+    e2e.choose_game(page, "masker")
     form = page.get_by_test_id("create-form")
     form.locator("select[name=players]").select_option("2")
     form.locator("select[name=seat-1]").select_option("random")

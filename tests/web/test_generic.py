@@ -163,7 +163,7 @@ def test_a_game_without_a_view_module_is_played_whole_in_the_generic_view(
     rng = random.Random(18)
     frames = e2e.Frames(page)
     page.goto(web_server.base_url + "/")
-    page.get_by_test_id("choose-tally").click()
+    e2e.choose_game(page, "tally")
     form = page.get_by_test_id("create-form")
     # Every option type has its field: a list, a number, a text, a checkbox and JSON.
     expect(form.locator("select[name=players]")).to_have_value("2")

@@ -52,7 +52,7 @@ def summary(base: str, match_id: str) -> dict[str, Any]:
 def create_rated(page: Page, base: str) -> str:
     """In the lobby, as an account: a rated two-player Masker match, the second seat open."""
     page.goto(base + "/")
-    page.get_by_test_id("choose-masker").click()
+    e2e.choose_game(page, "masker")
     form = page.get_by_test_id("create-form")
     form.locator("select[name=players]").select_option("2")
     form.locator("select[name=seat-0]").select_option("you")

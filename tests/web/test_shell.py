@@ -161,7 +161,7 @@ def test_a_form_field_keeps_the_focus_when_the_lobby_form_redraws(page: Page, we
     """Choosing the number of players or a clock draws the create form anew (its seats, its time
     fields): the field that was changed from the keyboard keeps the focus."""
     page.goto(web_server.base_url + "/")  # type: ignore[attr-defined]
-    page.get_by_test_id("choose-masker").click()
+    e2e.choose_game(page, "masker")
     form = page.get_by_test_id("create-form")
     players = form.locator("select[name=players]")
     players.focus()
@@ -199,7 +199,7 @@ def test_the_lobby_form_offers_every_option_of_every_game(page: Page, web_server
     page.goto(base + "/")
     seen = set()
     for game in games:
-        page.get_by_test_id(f"choose-{game['name']}").click()
+        e2e.choose_game(page, game["name"])
         form = page.get_by_test_id("create-form")
         for option in game["options"]:
             if option["type"] == "bool":
