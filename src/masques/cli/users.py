@@ -142,7 +142,6 @@ def list_users(database: Database = None) -> None:
 @app.command()
 def create(username: Username, database: Database = None, password_stdin: PasswordStdin = False) -> None:
     """Create an account (the password is asked twice, or read from standard input)."""
-
     from ..server import accounts
     from ..server.errors import ServerError
 
@@ -175,7 +174,6 @@ def reset_password(
     username: Username, database: Database = None, password_stdin: PasswordStdin = False
 ) -> None:
     """Set a new password for an account; its sessions and seat tokens end (it logs in again)."""
-
     from ..server import accounts
 
     storage = _storage(database, existing=True)

@@ -277,7 +277,7 @@ class Blokus3DView implements GameView {
   private draw(): void {
     const obs = this.obs;
     if (!obs) return;
-    const mover = this.view?.to_move === null ? null : (obs.to_move?.colour ?? null); // none once stopped
+    const mover = this.moverColour(obs);
     const myTurn = !!this.view?.your_turn && !this.sent;
     const last = obs.moves.length ? playedCubes(obs.moves[obs.moves.length - 1], this.heights) : [];
     const spots: Array<[number, number]> = [];
@@ -382,8 +382,14 @@ class Blokus3DView implements GameView {
     );
   }
 
+  /** The colour to move, or null: at the end, and once the match has stopped (a resignation, a
+   * time-out), when the match names nobody to move though the observation still does. */
+  private moverColour(obs: B3Observation): string | null {
+    return this.view?.to_move === null ? null : (obs.to_move?.colour ?? null);
+  }
+
   private drawSide(obs: B3Observation, myTurn: boolean): void {
-    const mover = this.view?.to_move === null ? null : (obs.to_move?.colour ?? null); // none once stopped
+    const mover = this.moverColour(obs);
     const mine = new Set(obs.your_colours);
     const rows = obs.colours.map((c) =>
       h(
