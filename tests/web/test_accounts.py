@@ -25,7 +25,7 @@ import masques_server_support as server_support
 import masques_web_e2e as e2e
 import pytest
 from masques_web_e2e import PASSWORD, People, log_in, masker_move, sign_up
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 3.0
@@ -336,9 +336,28 @@ def test_my_matches_lists_the_ones_waiting_for_my_move_first(people: People, web
         page, base, "masker", options={"players": "2"}, seats=["you", "human"], name="Dora"
     )
     expect(page.get_by_test_id("me-name")).to_have_text("Dora")  # a guest, made before the first match
+    # The lists are held back: the games wait for them, so "my matches" never moves them under a click.
+    held: list[Route] = []
+    released = False
+
+    def hold(route: Route) -> None:
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/me/matches", hold)
     page.goto(base + "/")
+    choose = page.get_by_test_id("choose-masker")
+    expect(choose).to_have_count(1)
+    expect(choose).to_be_hidden()
+    assert held, "the lobby asked for my matches"
+    released = True
+    for route in held:
+        route.continue_()
+    expect(choose).to_be_visible()
     mine = page.get_by_test_id("my-matches").locator("li")
-    expect(mine).to_have_count(2)
+    assert mine.count() == 2, "my matches were drawn with the games, not after them"
     expect(mine.nth(0)).to_have_attribute("data-match", against_bot)
     expect(mine.nth(0)).to_have_attribute("data-my-turn", "true")
     expect(mine.nth(0).get_by_test_id("my-turn")).to_have_text(re.compile("your move"))

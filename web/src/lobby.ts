@@ -107,6 +107,11 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
   /** What happens at zero, once chosen; until then it follows `rated` (lose when rated, else a bot). */
   let atZero: "lose" | "bot" | null = null;
   let timer: number | undefined;
+  /**
+   * A player's games wait for the first reply about their matches: "my matches" is drawn above the
+   * games, and games drawn before it would move under a click when it arrives.
+   */
+  let listsArrived = !session.current.player;
   const nameInput = h("input", { type: "text", name: "player-name", maxlength: 40, value: playerName.get() });
 
   const gamesEl = h("section", { class: "games", "aria-label": "games" });
@@ -217,6 +222,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   function drawGames(): void {
     const lang = app.lang();
+    gamesEl.hidden = !listsArrived;
     gamesEl.replaceChildren(
       h("h2", {}, t("games")),
       h(
@@ -756,6 +762,10 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       drawMine();
     } catch {
       // the next refresh tries again
+    }
+    if (!listsArrived) {
+      listsArrived = true;
+      drawGames();
     }
     timer = window.setTimeout(() => void refresh(), REFRESH_MS);
   }
