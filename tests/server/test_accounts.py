@@ -294,7 +294,7 @@ def test_guesses_sent_all_at_once_are_counted_before_any_is_checked(server: Any)
             )
         return [a.status_code for a in answers]
 
-    codes = asyncio.run(burst())
+    codes = support.run_async(burst())
     assert set(codes) == {401, 429} and codes.count(401) <= 31, codes
 
 
@@ -337,14 +337,14 @@ def test_a_login_guards_counts_are_forgotten_an_hour_after_the_last_failure(
         for _ in range(times):
             await guard.attempt(*keys)
 
-    asyncio.run(fail(5))
+    support.run_async(fail(5))
     with pytest.raises(ServerError) as refused:
-        asyncio.run(guard.attempt(*keys))
+        support.run_async(guard.attempt(*keys))
     assert refused.value.status == 429
     now[0] += accounts.LoginGuard.KEEP + 1
-    asyncio.run(fail(4))  # the first four again, free
-    asyncio.run(guard.succeeded(*keys))  # the fourth was right: its count is taken back
-    asyncio.run(fail(4))  # and this username from this address starts afresh
+    support.run_async(fail(4))  # the first four again, free
+    support.run_async(guard.succeeded(*keys))  # the fourth was right: its count is taken back
+    support.run_async(fail(4))  # and this username from this address starts afresh
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -384,7 +384,7 @@ def test_a_right_password_takes_back_only_its_own_count(shared: bool) -> None:
         finally:
             await guard.close()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_guest_plays_then_signs_up_and_keeps_the_match(server: Any) -> None:

@@ -284,4 +284,4 @@ def test_a_hint_still_thinking_when_its_match_ends_is_refused(tmp_path: Path) ->
                 await asked
             assert refused.value.code == "match_not_running" and match.status == "finished"
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -59,7 +59,7 @@ def test_the_queue_gives_a_waiting_client_the_next_slot() -> None:
         await asyncio.wait_for(asyncio.gather(*greedy, other), 10)
         queue.close()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
     assert started[:3] == ["a0", "b0", "a1"], started
 
 
@@ -92,7 +92,7 @@ def test_a_client_holds_no_more_than_its_share_while_others_wait() -> None:
         await asyncio.wait_for(asyncio.gather(*futures), 20)
         queue.close()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
     first_b = next(i for i, (owner, _) in enumerate(starts) if owner == "b")
     later_a = [count for owner, count in starts[first_b:] if owner == "a"]
     assert later_a and max(later_a) <= 2  # with b waiting too, a holds at most half of the 4 slots
@@ -106,7 +106,7 @@ def test_a_decision_that_runs_too_long_times_out() -> None:
             await asyncio.wait_for(queue.run("a", lambda: time.sleep(1) or 0), 5)
         queue.close()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_decision_that_fails_after_its_pool_was_replaced_is_not_reported_as_lost() -> None:
@@ -132,7 +132,7 @@ def test_a_decision_that_fails_after_its_pool_was_replaced_is_not_reported_as_lo
         queue.close()
         return reports
 
-    assert asyncio.run(scenario()) == []
+    assert support.run_async(scenario()) == []
 
 
 def test_a_failing_level_gives_way_to_the_next_lower_one(caplog: pytest.LogCaptureFixture) -> None:
@@ -159,7 +159,7 @@ def test_a_failing_level_gives_way_to_the_next_lower_one(caplog: pytest.LogCaptu
             queue.close()
 
     with caplog.at_level(logging.WARNING, logger="masques.server.bots"):
-        assert asyncio.run(scenario()) == (3, "medium")
+        assert support.run_async(scenario()) == (3, "medium")
     assert tried == ["expert", "expert", "hard", "medium"]  # tried twice, then once per level
     assert "RuntimeError" in caplog.text and "boom" not in caplog.text
 
@@ -180,7 +180,7 @@ def test_when_every_level_fails_a_random_legal_move_is_drawn() -> None:
         finally:
             queue.close()
 
-    action, level = asyncio.run(scenario())
+    action, level = support.run_async(scenario())
     assert level == "random" and action in (4, 8, 15)
 
 

@@ -4,7 +4,6 @@ commands."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -298,7 +297,7 @@ def test_a_new_tables_connections_read_no_chat_until_a_line_is_said(tmp_path: Pa
             assert reads == [match.id]
             assert [line["text"] for m in history for line in m["lines"]] == ["hello"]
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_chat_read_empty_while_a_line_came_is_read_again_next_time(tmp_path: Path) -> None:
@@ -332,7 +331,7 @@ def test_a_chat_read_empty_while_a_line_came_is_read_again_next_time(tmp_path: P
             history = [m for m in _outbox(told) if m["type"] == "chat"]
             assert [line["text"] for m in history for line in m["lines"]] == ["hi"]
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_line_said_as_the_seat_changes_hands_is_refused_and_not_stored(tmp_path: Path) -> None:
@@ -355,4 +354,4 @@ def test_a_line_said_as_the_seat_changes_hands_is_refused_and_not_stored(tmp_pat
             assert registry.storage.chat(match.id) == []
             assert xavier not in match.clients
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -344,7 +344,7 @@ def test_a_turn_clock_runs_for_people_only(tmp_path: Path) -> None:
             summary = people.summary()
             assert summary["turn_deadline"] is None and summary["clock"]["running"] is None
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 async def _never(_match: Any) -> None:
@@ -431,7 +431,7 @@ def test_a_correspondence_match_that_left_memory_is_timed_out_by_the_sweep(url: 
             registry.close()
             storage.engine.dispose()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_not_hold_it(
@@ -464,8 +464,8 @@ def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_n
                 await asyncio.sleep(0.05)
             assert match.version == 1 and match.status == "running"
 
-    rematch = asyncio.run(first())
-    asyncio.run(later(rematch))
+    rematch = support.run_async(first())
+    support.run_async(later(rematch))
 
 
 def test_a_turn_clock_with_no_stored_deadline_stores_one_and_a_catch_up_meanwhile_changes_nothing(
@@ -499,4 +499,4 @@ def test_a_turn_clock_with_no_stored_deadline_stores_one_and_a_catch_up_meanwhil
             row = registry.storage.match(made.id)
             assert row is not None and row.deadline == now[0] + 600
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import time
 from typing import Any
 from unittest import mock
 
+import masques_server_support as support
 import pytest
 import redis
 
@@ -56,7 +56,7 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
             for process in (one, other):
                 await process.stop()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_without_an_answer_from_redis_a_seat_counts_as_present(redis_url: str) -> None:
@@ -71,4 +71,4 @@ def test_without_an_answer_from_redis_a_seat_counts_as_present(redis_url: str) -
         finally:
             await process.stop()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -392,7 +392,6 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
     """MK-10: a player whose colour left the board has lost while the other two play on.  Their
     resignation is refused (it would end the match with both others winning), their absence holds
     nothing up, and a claim against the other player, absent too, gives the claimant alone the win."""
-    import asyncio
     import random
 
     from masques.server.errors import ServerError
@@ -425,14 +424,13 @@ def test_mk_10_a_player_already_out_neither_resigns_nor_lets_the_others_share_a_
             await registry.claim(match, rest[0])
             assert match.end == {"reason": "claimed", "seats": sorted([rest[1], out]), "winners": [rest[0]]}
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_blokus3d_colour_that_can_place_no_more_is_still_in_the_game(tmp_path: Path) -> None:
     """Unlike a Masker player out under MK-10, a Blokus 3D colour that cannot place a block (B3-5:
     skipped from then on) has not lost: its blocks still score, so the server counts it in the game.
     Its absence allows a claim, and it may claim against an absent opponent itself."""
-    import asyncio
     import random
 
     from masques.games.blokus3d.game import OUT
@@ -474,7 +472,7 @@ def test_a_blokus3d_colour_that_can_place_no_more_is_still_in_the_game(tmp_path:
             await registry.claim(again, stuck)  # and, present, it claims against the absent others
             assert again.end == {"reason": "claimed", "seats": rest, "winners": [stuck]}
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 SELF_ELIMINATION = support.SELF_ELIMINATION
@@ -494,7 +492,6 @@ async def _out_and_to_move(registry: matches.Registry, **create: Any) -> tuple[m
 def test_mk_10_a_seat_out_of_the_game_that_runs_out_of_time_ends_nothing(tmp_path: Path) -> None:
     """MK-10/MK-11: the seat out of the game still chooses its crosses; when its time runs out in a
     match lost at zero, a bot makes the choice and the two others play on (no one wins by it)."""
-    import asyncio
 
     now = [1_000_000.0]
 
@@ -507,7 +504,7 @@ def test_mk_10_a_seat_out_of_the_game_that_runs_out_of_time_ends_nothing(tmp_pat
             assert match.status == "running" and match.end is None
             assert match.seats[2].kind != "human" and [s.kind for s in match.seats[:2]] == ["human"] * 2
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_mk_10_a_seat_out_of_the_game_claims_nothing_and_holds_nothing_up(tmp_path: Path) -> None:
@@ -559,9 +556,9 @@ def test_mk_10_a_seat_out_of_the_game_claims_nothing_and_holds_nothing_up(tmp_pa
             assert match.status == "running"
             return [s.kind for s in match.seats]
 
-    kinds = asyncio.run(scenario(tmp_path / "others", [0, 1]))
+    kinds = support.run_async(scenario(tmp_path / "others", [0, 1]))
     assert kinds[:2] == ["human", "human"] and kinds[2] != "human"
-    kinds = asyncio.run(scenario(tmp_path / "alone", [2]))
+    kinds = support.run_async(scenario(tmp_path / "alone", [2]))
     assert kinds[2] == "human" and "human" not in kinds[:2]
 
 
@@ -587,13 +584,12 @@ def test_mk_10_a_resignation_counts_the_move_that_came_first(tmp_path: Path) -> 
             await resign
             assert match.end == {"reason": "resigned", "seats": [0, 2], "winners": [1]}
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_mk_10_a_seat_out_before_its_first_move_is_no_reason_to_abort(tmp_path: Path) -> None:
     """An abort is for a match some person never began; a seat put out of the game (MK-10) before
     its first move has lost, and the match it lost stays a match with a result."""
-    import asyncio
 
     from masques.server.errors import ServerError
 
@@ -611,13 +607,12 @@ def test_mk_10_a_seat_out_before_its_first_move_is_no_reason_to_abort(tmp_path: 
                 await registry.abort(match)
             assert refused.value.code == "cannot_abort" and match.status == "running"
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_an_open_match_that_fills_as_it_expires_is_played(tmp_path: Path) -> None:
     """The sweep picks an open match as too old just as its last seat is taken: the match runs (in
     memory and in storage), and storage refuses to expire a running match or start an expired one."""
-    import asyncio
 
     from masques.server.storage import Turn
 
@@ -638,13 +633,12 @@ def test_an_open_match_that_fills_as_it_expires_is_played(tmp_path: Path) -> Non
             assert not registry.storage.start_match(stale.id, Turn(0, None, None))
             assert registry.storage.match(stale.id).status == "expired"
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Path) -> None:
     """MK-3: partners win and lose together, so a partner's absence cannot end the match in the
     claimant's favour (nor as a loss for their own team): only an absent opponent's can."""
-    import asyncio
 
     from masques.server.errors import ServerError
 
@@ -662,7 +656,7 @@ def test_mk_3_an_absent_partner_is_no_claim_against_the_other_team(tmp_path: Pat
             await registry.claim(match, 0)
             assert match.end == {"reason": "claimed", "seats": [1, 3], "winners": [0, 2]}
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_turn_clock_is_not_started_again_when_another_seat_goes_to_a_bot(tmp_path: Path) -> None:
@@ -690,4 +684,4 @@ def test_a_turn_clock_is_not_started_again_when_another_seat_goes_to_a_bot(tmp_p
             assert match.seats[other].kind != "human" and match.state.current_player == mover
             assert match.turn_deadline == deadline
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -204,7 +204,6 @@ def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
 
 def test_servers_sharing_a_redis_count_a_client_once() -> None:
     """With several processes behind one Redis, a client's requests to any of them add up."""
-    import asyncio
     import os
     import secrets
 
@@ -225,14 +224,13 @@ def test_servers_sharing_a_redis_count_a_client_once() -> None:
         await first.check("create", f"{client}-other")  # another client is counted apart
         return refused.value
 
-    refused = asyncio.run(scenario())
+    refused = support.run_async(scenario())
     assert refused.status == 429 and refused.retry_after is not None and refused.retry_after >= 1
 
 
 def test_a_redis_that_does_not_answer_leaves_each_process_counting_on_its_own() -> None:
     """Rate limits kept in Redis: while Redis is away, requests are still answered (not a server
     error each), and still limited, by this process's own count."""
-    import asyncio
 
     from masques.server.errors import ServerError
     from masques.server.limits import RateLimiter
@@ -245,7 +243,7 @@ def test_a_redis_that_does_not_answer_leaves_each_process_counting_on_its_own() 
             await limiter.check("create", "ip:away")
         assert refused.value.status == 429
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_limits_are_read_from_the_environment_and_checked() -> None:

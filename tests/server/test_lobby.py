@@ -371,7 +371,6 @@ def test_record_endpoint_as_seat_spectator_and_full(server: Any, api: httpx.Clie
 def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> None:
     """A connection's action that was checked just before its seat was left and taken by someone
     else is refused once the match is locked: it never moves for the next holder."""
-    import asyncio
 
     from masques.server.errors import ServerError
     from masques.server.matches import Client
@@ -395,14 +394,13 @@ def test_an_action_sent_as_its_seat_changed_hands_is_refused(tmp_path: Any) -> N
                 await registry.submit(match, 0, action, match.version, holder=alice)
             assert refused.value.code == "seat_changed" and match.version == 0
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_leave_sent_twice_never_frees_the_next_holders_seat(tmp_path: Any) -> None:
     """A second leave, checked while the seat was still its sender's, reaches the lock after the
     first freed the seat and someone else took it: refused, and the new holder keeps the seat, by
     seat token and by the session's player alike; and storage frees a seat only for its holder."""
-    import asyncio
 
     from masques.server.errors import ServerError
     from masques.server.matches import Player
@@ -428,14 +426,13 @@ def test_a_leave_sent_twice_never_frees_the_next_holders_seat(tmp_path: Any) -> 
             await registry.leave(match, 0, token=bobs)  # Bob's own leave still works
             assert not match.seats[0].taken and registry.storage.seats(match.id)[0].token_hash is None
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused(tmp_path: Any) -> None:
     """A person's resignation, claim, abort or hand-over of another seat that reaches the match's
     lock after their own seat went to a bot (they ran out of time, say) is refused: a bot plays the
     seat now, and it neither gives up nor decides for the others."""
-    import asyncio
 
     from masques.server.errors import ServerError
 
@@ -459,14 +456,13 @@ def test_a_resignation_or_claim_checked_before_the_seat_went_to_a_bot_is_refused
                 await registry.hand_to_bot(match, gone, other)
             assert refused.value.code == "not_seated" and match.seats[other].kind == "human"
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp_path: Any) -> None:
     """A guest logs in (their seat here becomes the account's) while the account joins the same
     match elsewhere: the join, checked against seats not yet read again, is refused by storage
     (409 already_seated) and the account holds one seat."""
-    import asyncio
 
     from masques.server.errors import ServerError
     from masques.server.matches import Player
@@ -485,13 +481,12 @@ def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp
             assert [s.player_id for s in registry.storage.seats(match.id)] == [account.id, None, None]
             assert match.seats[0].player_id == account.id and not match.seats[1].taken
 
-    asyncio.run(scenario())
+    support.run_async(scenario())
 
 
 def test_a_rematch_made_as_a_guest_logs_in_seats_the_account(tmp_path: Any) -> None:
     """The last acceptance of a rematch, made as its guest logs in (the old seat goes to the
     account), gives the new match's seat to the account, not to the guest who is gone."""
-    import asyncio
 
     from masques.server.matches import Player
 
@@ -520,4 +515,4 @@ def test_a_rematch_made_as_a_guest_logs_in_seats_the_account(tmp_path: Any) -> N
             again = storage.seats(str(match.rematch["match"]))
             assert [s.player_id for s in again] == [None, account.id]  # seats turned by one
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

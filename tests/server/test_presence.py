@@ -161,4 +161,4 @@ def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: 
             assert match.seats[0].away_since is not None
             assert match.away_task is not None and not match.away_task.done()
 
-    asyncio.run(scenario())
+    support.run_async(scenario())

@@ -346,7 +346,7 @@ def test_a_process_whose_redis_subscription_dropped_subscribes_again_and_catches
             )  # its note is lost
             await _until(lambda: there.version == match.version, "the cut process to catch up")
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: Path) -> None:
@@ -377,7 +377,7 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
             assert not a.fanout.unsent
             await _until(lambda: there.version == match.version, "the other process to catch up")
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
@@ -410,7 +410,7 @@ def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Pat
             registry.close()
             storage.engine.dispose()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_the_last_seats_taken_through_two_processes_at_once_start_the_match(tmp_path: Path) -> None:
