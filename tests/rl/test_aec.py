@@ -116,6 +116,8 @@ def test_a_state_of_another_configuration_is_refused() -> None:
 def test_using_the_environment_before_reset_says_so() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         aec_env("maske").observe("player_0")
+    with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+        aec_env("maske").last()
 
 
 def test_bad_render_mode_is_refused() -> None:

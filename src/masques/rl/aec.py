@@ -178,6 +178,8 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``: the agent to act's observation, cumulative reward, termination,
         truncation and info, read straight from this environment's fields (it runs on every step)."""
+        if self.state_ is None:
+            raise RuntimeError(NOT_RESET)
         agent = self.agent_selection
         seat = self._to_act
         if not observe:
