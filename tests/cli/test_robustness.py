@@ -150,12 +150,13 @@ def test_replay_of_a_redacted_record_prints_no_terminal_control_sequence(tmp_pat
         ),
         "utf-8",
     )
-    for file in (path, unknown):
-        result = runner.invoke(app, ["replay", str(file)])
-        assert result.exit_code == 0, result.output
-        assert "FAKE" in result.stdout
-        for control in ("\x1b", "\x07", "\x9b", "\x7f"):
-            assert control not in result.stdout
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "FAKE" in result.stdout
+    refused = runner.invoke(app, ["replay", str(unknown)])  # its name is said, harmless
+    one_line_error(refused, "unknown game 'nosuchgame")
+    for control in ("\x1b", "\x07", "\x9b", "\x7f"):
+        assert control not in result.stdout and control not in refused.stderr
 
 
 def test_printable_replaces_control_characters_but_keeps_lines() -> None:
@@ -719,3 +720,67 @@ def test_a_terminal_that_hangs_up_stops_the_game_and_saves_it(tmp_path: Path) ->
         assert process.returncode == 128 + sig, (sig.name, process.returncode, signals)  # as a shell says
         assert record.is_file(), (sig.name, out[-500:], err)
         assert json.loads(record.read_text("utf-8"))["game"] == "masker"
+
+
+def test_a_line_longer_than_any_command_is_refused_without_being_echoed(data_home: Path) -> None:
+    """A paste gone wrong gets one short line, whatever its size, and the game goes on."""
+    pasted = "a" * 100_000
+    result = runner.invoke(
+        app, ["play", "masker", "--seed", "1", "--no-layers"], input=f"{pasted}\nmoves {pasted}\nquit\n"
+    )
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert result.stdout.count("characters long") == 2
+    assert max(len(line) for line in result.stdout.splitlines()) < 300
+    assert "Game stopped. Record saved to" in result.stdout
+
+
+@pytest.mark.parametrize(("game", "said"), [("nosuch", "unknown game 'nosuch'"), (None, "names no game")])
+def test_replay_refuses_a_redacted_record_of_a_game_it_does_not_know(
+    tmp_path: Path, game: str | None, said: str
+) -> None:
+    path = tmp_path / "red.json"
+    record: dict[str, Any] = {"format": "masques-redacted-record", "observations": [{"a": 1}]}
+    if game is not None:
+        record["game"] = game
+    path.write_text(json.dumps(record), "utf-8")
+    one_line_error(runner.invoke(app, ["replay", str(path)]), str(path), said, "games are: blokus3d")
+
+
+def test_a_game_option_given_twice_is_refused() -> None:
+    """The last value winning would hide a typo in the first."""
+    result = runner.invoke(app, ["play", "masker", "--players", "2", "--players", "3"], input="quit\n")
+    one_line_error(result, "option 'players' is given twice")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--games", "2", "--workers", "-3"], "--workers is at least 1"),
+        (["--games", "2", "--per-pairing", "2"], "--per-pairing replaces --games"),
+    ],
+)
+def test_arena_refuses_counts_that_cannot_both_hold(args: list[str], said: str) -> None:
+    one_line_error(runner.invoke(app, ["arena", "masker", "--bots", "random,greedy", *args]), said)
+
+
+def test_a_terminal_that_cannot_show_the_boards_characters_still_plays(tmp_path: Path) -> None:
+    """With an ASCII-only output the board's characters show as '?', not as a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run(
+        [sys.executable, "-m", "masques.cli.main", "play", "masker", "--seed", "1"],
+        input="help\nquit\n",
+        capture_output=True,
+        text=True,
+        encoding="ascii",
+        errors="replace",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "seat 0 move" in done.stdout and "Game stopped. Record saved to" in done.stdout

@@ -243,7 +243,10 @@ def _replay_redacted(file: Path, data: dict[str, Any], *, every: bool, step: boo
     observations = data.get("observations")
     if not isinstance(observations, list) or not observations:
         fail(f"{file}: redacted record has no observations")
-    game = str(data.get("game"))
+    game = data.get("game")
+    if not isinstance(game, str) or game not in game_names():
+        named = "names no game" if game is None else f"names an unknown game {printable(str(game)[:40])!r}"
+        fail(f"{file}: redacted record {named}; games are: {', '.join(sorted(game_names()))}")
     first = 0 if (every or step) else len(observations) - 1
     drawings = [_checked_drawing(file, game, observations, n) for n in range(first, len(observations))]
     for drawing in drawings:
@@ -421,6 +424,11 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     groups = [_parse_group(text) for text in group or []]
     if not kinds or games < (0 if groups else 1) or (per_pairing is not None and per_pairing < 1):
         fail("--bots needs a bot, --games at least 1 (0 with --group) and --per-pairing at least 1")
+    games_given = getattr(ctx.get_parameter_source("games"), "name", None) == "COMMANDLINE"
+    if per_pairing is not None and games_given:
+        fail("--per-pairing replaces --games: give one of them")
+    if workers < 0:
+        fail("--workers is at least 1 (0: one per core)")
     try:
         for kind in {*kinds, *(k for g, _ in groups for k in g)}:
             make_bot(kind, game)
@@ -907,8 +915,18 @@ app.add_typer(chat_app)
 add_game_commands(app)
 
 
+def _tolerate_narrow_encodings() -> None:
+    """A terminal whose encoding lacks the boards' characters (``PYTHONIOENCODING=ascii``) shows
+    them as ``?`` rather than ending the game on the first one."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
+
+
 def main() -> None:
     """Console entry point."""
+    _tolerate_narrow_encodings()
     try:
         app()
     except EngineError as exc:  # anything the engine refuses that a command did not catch

@@ -51,6 +51,8 @@ def parse_game_options(game: str, words: list[str]) -> dict[str, JSON]:
         key, eq, inline = word[2:].partition("=")
         name = key.replace("-", "_")
         spec = cls.option_spec(name)
+        if name in options:  # the last one winning would hide a typo in the first
+            raise InvalidOptionError(game, name, "is given twice")
         if eq:
             value_text = inline
         elif spec.kind == "bool" and (i + 1 >= len(words) or words[i + 1].startswith("--")):

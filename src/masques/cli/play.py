@@ -34,6 +34,8 @@ from .parts import TerminalPart, terminal_part
 
 HUMAN = "human"
 MAX_LISTED = 80
+# Longer than any move or command (a file to save to aside), so never one to read or echo.
+MAX_LINE = 200
 HAND_OVER_BLANK_LINES = 200
 """Blank lines that push a seat's view out of sight where the screen cannot be cleared."""
 
@@ -252,6 +254,9 @@ class TerminalGame:
                 continue
             word, _, rest = line.partition(" ")
             word = word.lower()
+            if len(line) > MAX_LINE and word != "save":  # a paste gone wrong: not echoed back
+                self.say(f"That line is {len(line)} characters long: no move or command is.", style="red")
+                continue
             if word in ("help", "?", "h"):
                 self.say(self.help_text())
             elif word in ("quit", "q", "exit"):

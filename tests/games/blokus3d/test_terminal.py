@@ -56,6 +56,8 @@ def test_show_draws_every_orientation_or_names_the_pieces() -> None:
     assert "V3:0" in drawn and "V3:11" in drawn and "V3:12" not in drawn
     console.print(terminal.TERMINAL.commands["show"].run("Q9", {}))
     assert "unknown piece 'Q9': I2 (" in console.export_text()
+    console.print(terminal.TERMINAL.commands["show"].run("  ", {}))
+    assert "show which piece? Type 'show PIECE', one of: I2 (" in console.export_text()
 
 
 def test_help_names_the_notation_the_pieces_and_show() -> None:

@@ -144,6 +144,8 @@ def pieces_help() -> str:
 def show_piece(argument: str, obs: dict[str, Any]) -> RenderableType:
     """``show PIECE``: the piece's numbered orientations, or the list of pieces."""
     piece = argument.strip().upper()
+    if not piece:
+        return Text(f"show which piece? Type 'show PIECE', one of: {pieces_help()}")
     if piece not in ORIENTATIONS_BY_PIECE:
         return Text(f"unknown piece {argument.strip()!r}: {pieces_help()}")
     return orientation_drawing(piece)
