@@ -17,6 +17,7 @@ import httpx
 import masques_server_support as support
 import pytest
 
+from masques.server.app import FLOOD_CLOSE
 from masques.server.limits import Limits, client_key
 
 
@@ -134,6 +135,22 @@ def test_a_message_flood_is_refused_and_changes_nothing(serve: Any) -> None:
         assert support.committed_actions(server.database_url, match_id) == []
         for conn in conns:
             conn.close()
+
+
+def test_a_connection_that_keeps_flooding_is_told_why_and_closed(serve: Any) -> None:
+    """Past 50 refusals in a row the connection is closed (1008), after every refusal queued and a
+    last error saying why: a client learns why it was cut off."""
+    server = serve(rates={"message": "5/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    conn = support.Conn(server.ws_url, match_id)
+    conn.first_state()
+    for _ in range(5 + FLOOD_CLOSE + 1):
+        conn.send({"type": "ping"})
+    assert conn.closed_code() == 1008
+    codes = [m["code"] for m in conn.messages if m["type"] == "error"]
+    assert codes == ["rate_limited"] * (FLOOD_CLOSE + 1) + ["flooded"]
+    assert "closed" in conn.messages[-1]["message"]
 
 
 def test_a_client_has_a_few_matches_with_bots_at_once(serve: Any) -> None:

@@ -74,6 +74,13 @@ TURN_SECONDS_MAX = 3600
 """The longest per-turn clock, in seconds (a person's turn; then a bot moves for them)."""
 FLOOD_CLOSE = 50
 """Refused messages in a row after which a WebSocket is closed (code 1008)."""
+FLOODED = {
+    "type": "error",
+    "code": "flooded",
+    "message": f"over {FLOOD_CLOSE} messages in a row were refused as too many: this connection is closed",
+}
+FLUSH_SECONDS = 2.0
+"""How long a connection closed for a flood has to take the messages queued before the close."""
 HELLO_TIMEOUT = 3.0
 """Seconds the server waits for a connection's hello before it takes it for a spectator's."""
 STATIC = Path(__file__).with_name("static")
@@ -82,7 +89,10 @@ STATIC = Path(__file__).with_name("static")
 
 class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    kind: str = Field(description="'human', or a bot: random, greedy, easy, medium, hard, expert")
+    kind: str = Field(
+        description="'human', or a bot: random, greedy, easy, medium, hard, expert, openspiel "
+        "(OpenSpiel's search, with the extra masques[openspiel])"
+    )
 
 
 class CreateMatch(BaseModel):
@@ -773,10 +783,12 @@ def create_app(
                         await registry.end_connection(match, client)
                         continue
                     refused = refused + 1 if exc.status == 429 else 0
-                    if refused > FLOOD_CLOSE:
-                        await websocket.close(code=1008)
-                        break
                     client.deliver({**exc.payload(), "version": match.version})
+                    if refused > FLOOD_CLOSE:  # the refusals queued go out first, then the close
+                        client.deliver(FLOODED)
+                        client.close_after_sending(1008)
+                        await _flushed(pump, websocket)
+                        break
         except WebSocketDisconnect:
             pass
         finally:
@@ -796,6 +808,14 @@ def create_app(
             return await people.signed_in(websocket)
         except ServerError:
             return None  # a stale cookie watches
+
+    async def _flushed(pump: asyncio.Task[None], websocket: WebSocket) -> None:
+        """Wait for the pump to write what is queued and close; a client too slow to read it
+        within ``FLUSH_SECONDS`` is closed at once."""
+        done, _ = await asyncio.wait({pump}, timeout=FLUSH_SECONDS)
+        if not done:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1008)
 
     async def _pump(websocket: WebSocket, client: Client) -> None:
         """Write the connection's messages; one too slow to take them is closed (it may reconnect),
