@@ -51,6 +51,40 @@ def test_readiness_fails_while_the_database_does_not_answer(
     assert api.get("/healthz").status_code == 200  # alive all the same
 
 
+def test_a_database_that_hangs_holds_one_thread_and_readiness_comes_back_with_it(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Probes that give up on a hung database wait for the one ping in flight instead of each
+    leaving a thread stuck in the pool that also hashes passwords and serves the rules: the site
+    keeps serving, and is ready again as soon as the database answers."""
+    import threading
+
+    from masques.server import app as app_module
+
+    answers = threading.Event()
+    pings: list[int] = []
+
+    def hung(_self: Storage) -> None:
+        pings.append(1)
+        answers.wait(60)
+
+    monkeypatch.setattr(Storage, "ping", hung)
+    monkeypatch.setattr(app_module, "READY_TIMEOUT", 0.2)
+    try:
+        for _ in range(12):  # twice the default pool's threads on a 2-core machine
+            ready = api.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["database"] == "failing: TimeoutError"
+        assert len(pings) == 1
+        assert api.get("/api/rules/masker").status_code == 200  # the pool still has its threads
+    finally:
+        answers.set()
+    for _ in range(50):
+        if api.get("/readyz").status_code == 200:
+            break
+    else:
+        raise AssertionError("not ready again once the database answers")
+
+
 def test_metrics_move_with_the_play(server: Any, api: httpx.Client) -> None:
     before = scrape(api)
     match_id = support.create_match(api, "masker", {"players": 2}, ["human", "easy"], seed=11)["id"]

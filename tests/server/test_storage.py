@@ -656,3 +656,24 @@ def test_on_postgresql_a_log_in_waits_for_a_rematch_that_seats_its_guest(
         assert [s.player_id for s in storage.seats(rematch.match_id)] == [None, "p-acct"]  # turned by one
     finally:
         storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_database_error_names_its_statement_but_not_its_values(tmp_path: Path, backend: str) -> None:
+    """Errors are logged with their message: a failed write's values (a password's hash, a session's
+    CSRF token, a seat token's hash) must not be in it, on either engine of the storage."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    secret = "csrf-5a4e7a9b8dd382613cedcedf4f699b65"
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        engines = [e for e in (storage.engine, storage._moves_engine) if e is not None]
+        assert len(engines) == (2 if backend == "postgresql" else 1)
+        for engine in engines:
+            with engine.connect() as connection, pytest.raises(DBAPIError) as failed:
+                connection.execute(text("insert into no_such_table values (:token)"), {"token": secret})
+            assert "no_such_table" in str(failed.value)
+            assert secret not in str(failed.value) and secret not in repr(failed.value)
+    finally:
+        storage.dispose()

@@ -375,13 +375,25 @@ def create_app(
         """Alive: the process answers."""
         return {"status": "ok"}
 
+    pinging: list[asyncio.Future[None]] = []  # the database ping in flight, if any
+
+    def database_ping(registry: Registry) -> asyncio.Future[None]:
+        """One ping of the database at a time: a probe that gives up waiting leaves its ping
+        running, and the next probes wait for that one instead of each taking another thread of
+        the pool that hashes passwords and loads matches, which a hung database would fill."""
+        if not pinging or pinging[0].done():
+            ping = asyncio.ensure_future(asyncio.to_thread(registry.storage.ping))
+            ping.add_done_callback(lambda done: done.cancelled() or done.exception())  # read once
+            pinging[:] = [ping]
+        return pinging[0]
+
     @app.api_route("/readyz", methods=PAGE_METHODS, include_in_schema=False)
     async def readyz(request: Request) -> JSONResponse:
         """Ready to serve: the database answers, and Redis where the server uses one (503 if not)."""
         registry = registry_of(request)
         checks = {"database": "ok", "redis": "off" if registry.fanout is None else "ok"}
         try:
-            await asyncio.wait_for(asyncio.to_thread(registry.storage.ping), READY_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(database_ping(registry)), READY_TIMEOUT)
         except Exception as exc:
             checks["database"] = f"failing: {type(exc).__name__}"
         if registry.fanout is not None:

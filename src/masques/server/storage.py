@@ -519,6 +519,15 @@ ENDED = ("finished", "expired")
 
 LOCK_TIMEOUT_SECONDS = 10.0
 """The longest a PostgreSQL statement of the server waits for a lock before it fails."""
+CONNECT_TIMEOUT_SECONDS = 5
+"""The longest a new PostgreSQL connection may take before it fails."""
+POSTGRES_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+"""An open connection whose server went silent is found dead within about a minute."""
 
 
 class Storage:
@@ -531,10 +540,18 @@ class Storage:
             connect_args = {"check_same_thread": False, "timeout": 30}
         if url.startswith("postgresql+psycopg"):
             require("psycopg", "a PostgreSQL database")
+        if url.startswith("postgresql"):
+            # A database host that stops answering must not hold a thread for minutes: a connection
+            # is given up after CONNECT_TIMEOUT_SECONDS, an open one found dead by TCP keepalives.
+            connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, **POSTGRES_KEEPALIVES}
         # A server's connection can drop between two transactions; a SQLite file's cannot, and the
         # check would cost every move a query.
         ping = not url.startswith("sqlite")
-        self.engine: Engine = create_engine(url, connect_args=connect_args, pool_pre_ping=ping)
+        # hide_parameters: an error's message names its statement but not its values, which may be
+        # a password's hash, a session's CSRF token or a seat token's hash, and errors are logged.
+        self.engine: Engine = create_engine(
+            url, connect_args=connect_args, pool_pre_ping=ping, hide_parameters=True
+        )
         self._moves_engine: Engine | None = None
         if url.startswith("postgresql"):
             # The moves' own connection (one thread writes them), in autocommit: a batch of moves is
@@ -549,6 +566,7 @@ class Storage:
                 max_overflow=0,
                 pool_pre_ping=False,
                 isolation_level="AUTOCOMMIT",
+                hide_parameters=True,
             )
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
