@@ -22,6 +22,10 @@ FROM python:3.11-slim-bookworm
 RUN useradd --create-home masques
 COPY --from=wheel /dist /dist
 RUN pip install --no-cache-dir "$(ls /dist/masques-*.whl)[site]" && rm -rf /dist
+# What the bots compile on first use (the Mascarade endgame solver), compiled now into the package's
+# caches, so a new container's first such move does not wait for it.  A machine of another CPU
+# compiles again on first use, into the user's cache.
+RUN python -c 'from masques.ai.parts import warm_up; warm_up()'
 USER masques
 ENV MASQUES_HOST=0.0.0.0 MASQUES_PORT=8000
 EXPOSE 8000

@@ -563,6 +563,23 @@ def test_serve_and_worker_refuse_what_cannot_work_in_one_line(args: list[str], f
     assert "hunter2" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--bot-queue", "foo"], "--bot-queue is one of embedded, redis, not 'foo'"),
+        (["--bot-queue", "redis"], "--bot-queue redis needs a Redis URL"),
+    ],
+)
+def test_serve_refuses_a_bad_bot_queue_before_touching_the_database(
+    tmp_path: Path, args: list[str], fragment: str
+) -> None:
+    """A typo in a roll-out stops the server before its database is made or upgraded."""
+    database = tmp_path / "site.db"
+    refused = runner.invoke(app, ["serve", "--port", "8697", "--database", f"sqlite:///{database}", *args])
+    one_line_error(refused, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_serve_names_an_unreachable_database_without_its_password() -> None:
     pytest.importorskip("psycopg")
     result = runner.invoke(

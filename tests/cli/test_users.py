@@ -48,3 +48,45 @@ def test_a_taken_or_look_alike_username_is_refused_before_the_password(tmp_path:
     storage = Storage(f"sqlite:///{tmp_path / 'site.db'}")
     assert [row.name for row in storage.players()] == ["paul"]
     storage.engine.dispose()
+
+
+def _older_database(path: Path) -> str:
+    """A database left on the schema of an older release (revision 0004)."""
+    from alembic import command
+
+    url = f"sqlite:///{path}"
+    storage = Storage(url)
+    config = storage._alembic()
+    with storage.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0004")
+    storage.dispose()
+    return url
+
+
+def test_operator_commands_leave_an_older_schema_alone_and_migrate_upgrades_it(tmp_path: Path) -> None:
+    """A newer release's `users`, `chat` or `export` must not change the schema under the servers of
+    the release before: they say to run `masques migrate`, which does it."""
+    url = _older_database(tmp_path / "old.db")
+    for command in (["users", "list"], ["chat", "list", "0123456789abcdef"], ["export", "0123456789abcdef"]):
+        refused = runner.invoke(app, [*command, "--database", url])
+        assert refused.exit_code == 2, (command, refused.output)
+        assert "schema is at revision 0004" in refused.stderr and "masques migrate" in refused.stderr
+        assert Storage(url).schema()[0] == "0004"
+    migrated = runner.invoke(app, ["migrate", "--database", url])
+    assert migrated.exit_code == 0, migrated.output
+    current, head, older = Storage(url).schema()
+    assert current == head and not older and head in migrated.stdout
+    assert runner.invoke(app, ["users", "list", "--database", url]).exit_code == 0
+    again = runner.invoke(app, ["migrate", "--database", url])  # nothing left to do
+    assert again.exit_code == 0 and head in again.stdout
+
+
+def test_a_new_database_gets_the_schema_from_an_operator_command(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    made = runner.invoke(
+        app, ["users", "create", "ada", "--database", url, "--password-stdin"], input=PASSWORD + "\n"
+    )
+    assert made.exit_code == 0, made.output
+    current, head, _ = Storage(url).schema()
+    assert current == head

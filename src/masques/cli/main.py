@@ -275,6 +275,23 @@ def _checked_drawing(file: Path, game: str, observations: list[Any], number: int
 
 
 @app.command()
+def migrate(database: Database = None) -> None:
+    """Upgrade the database's schema to this release's (an empty database gets it whole).
+
+    `masques serve` does this as it starts; the other commands on the database refuse an older
+    schema rather than change it under servers of the release before.  Back the database up first
+    (`sqlite3 FILE ".backup COPY"`, `pg_dump`)."""
+    from .users import _storage
+
+    storage = _storage(database, existing=True, upgrade=True)
+    try:
+        current, _head, _older = storage.schema()
+    finally:
+        storage.dispose()
+    console.print(f"the database's schema is at revision {current}, this release's")
+
+
+@app.command()
 def export(
     match_id: Annotated[str, typer.Argument(help="The match's id (as in its address).")],
     out: Annotated[
@@ -589,7 +606,9 @@ def default_database_url() -> str:
 
 LogLevel = Annotated[
     str,
-    typer.Option(envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning."),
+    typer.Option(
+        envvar="MASQUES_LOG_LEVEL", help="Least severe log lines written: debug, info, warning, error."
+    ),
 ]
 LogFormat = Annotated[
     str,
@@ -727,6 +746,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     from ..extras import MissingExtraError
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
+    from ..server.matches import BOT_QUEUES
     from ..server.protocol import http_protocol
     from ..server.storage import DatabaseInUseError, FileOwner
 
@@ -735,6 +755,11 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         fail(f"--port is a TCP port, 1 to 65535, not {port}")
     if bot_workers < 0:
         fail("--bot-workers is a number of processes, at least 1 (0: the default)")
+    # Checked before the database is touched: a typo must not upgrade the schema and then stop.
+    if bot_queue not in BOT_QUEUES:
+        fail(f"--bot-queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
+    if bot_queue == "redis" and not redis:
+        fail("--bot-queue redis needs a Redis URL (--redis or MASQUES_REDIS_URL)")
     try:
         limits = Limits.from_env(
             rates=rate_limits,
@@ -764,7 +789,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         needs_extra("arq", "--bot-queue redis")  # its extra brings Redis's client too
     if redis:
         reachable_redis(redis, "--redis")
-    _storage(url).dispose()
+    _storage(url, upgrade=True).dispose()
     try:
         server = create_app(
             url,

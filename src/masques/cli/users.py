@@ -52,10 +52,14 @@ def database_url(text: str) -> URL:
         )
 
 
-def _storage(database: str | None, *, existing: bool = False) -> Storage:
-    """The server's database (migrated to the current schema).  A URL that does not parse, a dialect
+def _storage(database: str | None, *, existing: bool = False, upgrade: bool = False) -> Storage:
+    """The server's database, on this release's schema.  A URL that does not parse, a dialect
     or driver that is not installed, a database that cannot be reached or is not one: one line, exit 2.
-    With ``existing``, a SQLite file that does not exist is refused instead of made."""
+    With ``existing``, a SQLite file that does not exist is refused instead of made.
+
+    A new database gets the schema.  One on an older schema is upgraded only with ``upgrade``
+    (``serve``, ``migrate``): an operator's command run by a newer release must not change the
+    schema under the servers still running the one before; it says what to run instead."""
     from alembic.util.exc import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -70,6 +74,14 @@ def _storage(database: str | None, *, existing: bool = False) -> Storage:
             fail(f"no such database file: {name}")
     try:
         storage = Storage(text)
+        current, head, older = storage.schema()
+        if older and not upgrade:
+            storage.dispose()
+            fail(
+                f"the database's schema is at revision {current}, older than this release's ({head}): "
+                "upgrade it first with 'masques migrate' (or start this release's 'masques serve'), "
+                "once no server of the release before uses it"
+            )
         storage.migrate()
     except (SQLAlchemyError, CommandError, ImportError, ValueError) as exc:
         database_failed(url, exc)

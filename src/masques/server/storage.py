@@ -575,14 +575,32 @@ class Storage:
                 event.listen(engine, "connect", _postgres_session)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    def migrate(self) -> None:
-        """Apply the Alembic migrations up to head (idempotent)."""
+    def _alembic(self) -> Config:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
+        return config
+
+    def migrate(self) -> None:
+        """Apply the Alembic migrations up to head (idempotent)."""
+        config = self._alembic()
         with self.engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def schema(self) -> tuple[str | None, str, bool]:
+        """The database's schema revision (None: no schema yet), this release's, and whether the
+        database's is an older one of this release (which :meth:`migrate` would upgrade)."""
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        scripts = ScriptDirectory.from_config(self._alembic())
+        head = scripts.get_current_head()
+        assert head is not None, "the migrations have one head"
+        with self.engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+        known = {revision.revision for revision in scripts.walk_revisions()}
+        return current, head, current is not None and current != head and current in known
 
     def site_secret(self, name: str) -> bytes:
         """One of the site's secrets (made by the migrations); KeyError if there is none."""
