@@ -135,3 +135,24 @@ def test_an_observation_is_asked_for_a_seat_or_the_spectator_only(game: str) -> 
             state.observation(viewer)  # type: ignore[arg-type]
     assert state.observation(None)["seat"] is None  # type: ignore[index]
     assert [state.observation(seat)["seat"] for seat in range(players)] == list(range(players))  # type: ignore[index]
+
+
+def test_an_option_that_means_something_only_with_another_names_one_of_its_values() -> None:
+    """``only_with`` lets a form hide a field that means nothing yet (B3-2's custom structure)."""
+    from typing import Any
+
+    from masques.engine import game_catalogue
+
+    conditional = 0
+    games: list[dict[str, Any]] = game_catalogue()  # type: ignore[assignment]
+    for game in games:
+        options = {o["name"]: o for o in game["options"]}
+        for option in options.values():
+            condition = option["only_with"]
+            if condition is None:
+                continue
+            conditional += 1
+            assert condition["value"] in options[condition["option"]]["allowed"], (game["name"], option)
+    assert conditional >= 1
+    custom = next(o for o in game_class("blokus3d").option_specs if o.name == "custom_structure")
+    assert custom.only_with == ("structure", "custom")

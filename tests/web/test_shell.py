@@ -157,6 +157,59 @@ def test_the_match_page_fits_a_phone(browser: Browser, web_server: object) -> No
     assert not errors
 
 
+def test_a_french_match_page_fits_a_phone(browser: Browser, web_server: object) -> None:
+    """The chat row's French words must not widen the one column a phone shows."""
+    context = browser.new_context(viewport=e2e.PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(web_server.base_url + "/")  # type: ignore[attr-defined]
+        page.get_by_test_id("lang").click()
+        expect(page.locator("html")).to_have_attribute("lang", "fr")
+        e2e.create_match(page, web_server.base_url, "masker", seats=["you", "random"])  # type: ignore[attr-defined]
+        e2e.wait_turn_or_end(page)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= e2e.PHONE["width"], f"the page scrolls sideways on a phone ({width} px)"
+    finally:
+        context.close()
+
+
+def test_the_custom_structure_field_shows_only_for_a_custom_structure(page: Page, web_server: object) -> None:
+    """B3-2: a grid of one's own means something only with structure=custom; the form asks for it
+    then, in the page's language, and the match is built on it."""
+    base = web_server.base_url  # type: ignore[attr-defined]
+    page.goto(base + "/")
+    e2e.choose_game(page, "blokus3d")
+    form = page.get_by_test_id("create-form")
+    custom = form.locator("textarea[name=custom_structure]")
+    custom_field = form.locator("label", has=page.locator("textarea[name=custom_structure]"))
+    form.locator("select[name=players]").select_option("2")
+    expect(form.locator("select[name=seat-2]")).to_have_count(0)
+    expect(form.locator("select[name=structure]")).to_have_count(1)
+    expect(custom).to_have_count(0)
+    form.locator("select[name=structure]").select_option("custom")
+    expect(custom).to_have_count(1)
+    expect(custom_field).to_contain_text("Your structure")
+    expect(custom_field.locator("small")).to_contain_text("up to 10 rows")
+    custom.fill('{"name": "Hill", "heights": ["0120", "1331", "0120"]}')
+    form.locator("select[name=seat-1]").select_option("random")
+    form.locator("input[name=player-name]").fill("Ada")
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r"/match/[0-9a-f]{16}$"))
+    match_id = page.url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=base, timeout=20) as api:
+        options = api.get(f"/api/matches/{match_id}").json()["options"]
+    assert options["structure"] == "custom"
+    assert options["custom_structure"] == {"name": "Hill", "heights": ["0120", "1331", "0120"]}
+    # Back to a structure of the box: the grid is neither asked for nor sent.
+    page.goto(base + "/")
+    e2e.choose_game(page, "blokus3d")
+    form.locator("select[name=structure]").select_option("A")
+    expect(custom).to_have_count(0)
+    page.get_by_test_id("lang").click()
+    form.locator("select[name=structure]").select_option("custom")
+    expect(custom_field).to_contain_text("Votre structure")
+
+
 def test_a_form_field_keeps_the_focus_when_the_lobby_form_redraws(page: Page, web_server: object) -> None:
     """Choosing the number of players or a clock draws the create form anew (its seats, its time
     fields): the field that was changed from the keyboard keeps the focus."""

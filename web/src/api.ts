@@ -12,6 +12,8 @@ export interface OptionInfo {
   default: unknown;
   allowed: unknown[];
   help: string;
+  /** The option means something only while another one has this value (a form hides it otherwise). */
+  only_with?: { option: string; value: unknown } | null;
 }
 
 export interface GameInfo {
@@ -332,6 +334,8 @@ export interface ServerMessage {
   match?: MatchSummary;
   code?: string;
   message?: string;
+  /** error: seconds to wait before trying again (a refusal for too many messages). */
+  retry_after?: number;
   /** chat: the channel, its lines, and whether they are its whole history (on connect, at the end). */
   channel?: ChatChannel;
   lines?: ChatLine[];

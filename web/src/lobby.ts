@@ -83,7 +83,7 @@ export function describeOptions(lang: Lang, options: Record<string, unknown>): s
           : typeof value === "object"
             ? JSON.stringify(value)
             : String(value));
-      return `${label}: ${shown}`;
+      return `${label}${lang === "fr" ? " : " : ": "}${shown}`; // French puts a space before a colon
     })
     .join(", ");
 }
@@ -269,7 +269,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       formEl.replaceChildren();
       return;
     }
-    const fields = game.options.map((option) => optionField(option));
+    const fields = game.options.filter((option) => applies(game, option)).map((option) => optionField(option));
     const seatFields = seatKinds.map((kind, i) =>
       h(
         "label",
@@ -517,15 +517,23 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     return null;
   }
 
+  /** An option's help in the page's language (the server's English words otherwise). */
+  function optionHelp(option: OptionInfo): string {
+    const key = `help_${chosen}_${option.name}`;
+    const text = t(key);
+    return text === key ? option.help : text;
+  }
+
   /** One option's field: a checkbox (bool), a list (listed values), or a free field by type. */
   function optionField(option: OptionInfo): HTMLElement {
+    const help = optionHelp(option);
     const value = option.name in options ? options[option.name] : option.default;
     const label =
       t(`opt_${option.name}`) === `opt_${option.name}` ? option.name.replace(/_/g, " ") : t(`opt_${option.name}`);
     if (option.type === "bool") {
       return h(
         "label",
-        { class: "field check", title: option.help },
+        { class: "field check", title: help },
         h("input", {
           type: "checkbox",
           name: option.name,
@@ -541,7 +549,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
     if (allowed.length === 0) return freeField(option, label);
     return h(
       "label",
-      { class: "field", title: option.help },
+      { class: "field", title: help },
       h("span", {}, label),
       h(
         "select",
@@ -551,6 +559,8 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
             const raw = (e.target as HTMLSelectElement).value;
             const picked = allowed.find((v) => String(v) === raw);
             options[option.name] = picked;
+            const game = games.find((g) => g.name === chosen);
+            if (game?.options.some((o) => o.only_with?.option === option.name)) drawForm();
             if (option.name === "players") {
               const n = seatCount(
                 games.find((g) => g.name === chosen)!,
@@ -570,13 +580,14 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
 
   /** A number, text or JSON field for an option that takes any value of its type. */
   function freeField(option: OptionInfo, label: string): HTMLElement {
+    const help = optionHelp(option);
     const initial =
       option.default === null ? "" : option.type === "json" ? JSON.stringify(option.default) : String(option.default);
     const shown = option.name in free ? free[option.name] : initial;
     const oninput = (e: Event) => {
       free[option.name] = (e.target as HTMLInputElement | HTMLTextAreaElement).value;
     };
-    const attrs = { name: option.name, "data-option-type": option.type, title: option.help, oninput };
+    const attrs = { name: option.name, "data-option-type": option.type, title: help, oninput };
     const input =
       option.type === "json"
         ? h("textarea", { ...attrs, rows: 3, spellcheck: "false" }, shown)
@@ -591,14 +602,28 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       { class: `field free ${option.type}` },
       h("span", {}, label),
       input,
-      h("small", { class: "hint" }, option.help),
+      h("small", { class: "hint" }, help),
     );
   }
 
-  /** The options to send: those chosen from lists, and the free fields' values read as their types. */
+  /** Whether an option means something with the values chosen so far (see `only_with`). */
+  function applies(game: GameInfo, option: OptionInfo): boolean {
+    const condition = option.only_with;
+    if (!condition) return true;
+    const other = game.options.find((o) => o.name === condition.option);
+    const value = condition.option in options ? options[condition.option] : other?.default;
+    return String(value) === String(condition.value);
+  }
+
+  /** The options to send: those chosen from lists, and the free fields' values read as their types
+   * (an option that means nothing with the others' values is left out). */
   function chosenOptions(game: GameInfo): Record<string, unknown> {
     const out: Record<string, unknown> = { ...options };
     for (const option of game.options) {
+      if (!applies(game, option)) {
+        delete out[option.name];
+        continue;
+      }
       if (option.type === "bool" || choices(option).length > 0 || !(option.name in free)) continue;
       try {
         const parsed = parseFree(option, free[option.name]);
@@ -825,6 +850,22 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_two_player_scoring: "Two-player scoring",
     opt_structure: "Structure",
     opt_random_first: "Random first colour",
+    opt_custom_structure: "Your structure",
+    help_masker_players: "2 or 3 players, or 4 in two teams of two.",
+    help_masker_variant: "2D: a 6×6 grid; 3D: 3×3 stacks of four levels.",
+    help_mascarade_players: "3 or 4 players; 2 players is this site's extension.",
+    help_mascarade_scoring: "The variant with points, for older players.",
+    help_mascarade_matching: "Whether a card laid must share a feature with every card beside it, or with one at least.",
+    help_maske_players: "Number of players.",
+    help_maske_masks: "Masks in play; the default follows the number of players.",
+    help_maske_unmasking: "After the last payday the masks come off one by one from the top, and each mask laid bare pays out in turn.",
+    help_maske_auction: "Rounds: whoever drops out is out of that auction; open: a pass keeps you in.",
+    help_blokus3d_players: "Number of players.",
+    help_blokus3d_colours_per_player: "Colours each player plays; two colours each only with two players.",
+    help_blokus3d_two_player_scoring: "With two players of two colours each: a player scores the sum of both colours, or the better one.",
+    help_blokus3d_structure: "The shape to build: Tower, Wall, Stairs, Pyramid, or one of your own.",
+    help_blokus3d_custom_structure: 'Your own shape, as JSON: {"name": "Hill", "heights": ["0120", "1331", "0120"]}: up to 10 rows of up to 10 digits, the first row the farthest, each digit the height of that square.',
+    help_blokus3d_random_first: "The first colour is drawn at random instead of blue starting.",
     val_default: "default",
     bad_int: "Option {name}: a whole number, please.",
     bad_json: "Option {name}: this is not valid JSON.",
@@ -905,6 +946,22 @@ const LOBBY: Record<Lang, Record<string, string>> = {
     opt_two_player_scoring: "Score à deux",
     opt_structure: "Structure",
     opt_random_first: "Première couleur au hasard",
+    opt_custom_structure: "Votre structure",
+    help_masker_players: "2 ou 3 joueurs, ou 4 en deux équipes de deux.",
+    help_masker_variant: "2D : une grille 6×6 ; 3D : des piles 3×3 de quatre niveaux.",
+    help_mascarade_players: "3 ou 4 joueurs ; à 2, c'est une extension de ce site.",
+    help_mascarade_scoring: "La variante à points, pour les plus grands.",
+    help_mascarade_matching: "Une carte posée doit avoir un point commun avec chaque carte voisine, ou avec une au moins.",
+    help_maske_players: "Nombre de joueurs.",
+    help_maske_masks: "Masques en jeu ; par défaut, selon le nombre de joueurs.",
+    help_maske_unmasking: "Après la dernière paie, on retire les masques un à un par le haut, et chaque masque découvert paie à son tour.",
+    help_maske_auction: "Par tours : qui se retire quitte cette enchère ; ouvertes : passer ne fait pas sortir.",
+    help_blokus3d_players: "Nombre de joueurs.",
+    help_blokus3d_colours_per_player: "Couleurs jouées par chaque joueur ; deux couleurs chacun seulement à deux joueurs.",
+    help_blokus3d_two_player_scoring: "À deux joueurs de deux couleurs : le score d'un joueur est la somme de ses deux couleurs, ou la meilleure.",
+    help_blokus3d_structure: "La forme à bâtir : Tour, Mur, Escalier, Pyramide, ou la vôtre.",
+    help_blokus3d_custom_structure: 'Votre forme, en JSON : {"name": "Colline", "heights": ["0120", "1331", "0120"]} : jusqu’à 10 rangées de 10 chiffres au plus, la première la plus éloignée, chaque chiffre la hauteur de sa case.',
+    help_blokus3d_random_first: "La première couleur est tirée au sort au lieu du bleu.",
     val_default: "par défaut",
     bad_int: "Option {name} : un nombre entier, s'il vous plaît.",
     bad_json: "Option {name} : ce n'est pas du JSON valide.",

@@ -88,7 +88,8 @@ class OptionSpec:
 
     ``choices`` lists every allowed value when the set is small (it is what error messages and
     ``masques games`` show); ``kind`` is ``"int"``, ``"str"``, ``"bool"`` or ``"json"`` (a free JSON value
-    checked by the game itself, e.g. a custom structure grid).
+    checked by the game itself, e.g. a custom structure grid).  ``only_with`` names another option and
+    the value it must have for this one to mean anything (a form shows the field only then).
     """
 
     name: str
@@ -96,6 +97,7 @@ class OptionSpec:
     default: JSON
     help: str
     choices: tuple[JSON, ...] = ()
+    only_with: tuple[str, JSON] | None = None
 
     def describe_allowed(self) -> str:
         if self.choices:

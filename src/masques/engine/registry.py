@@ -110,8 +110,14 @@ def game_catalogue(*, open_options_as_text: bool = False) -> list[dict[str, JSON
                 "default": s.default,
                 "allowed": list(s.choices) if s.choices or not open_options_as_text else s.describe_allowed(),
                 "help": s.help,
+                "only_with": _condition(s.only_with),
             }
             for s in cls.option_specs
         ]
         out.append({"name": name, "title": cls.title, "rules_version": cls.rules_version, "options": options})
     return out
+
+
+def _condition(only_with: tuple[str, JSON] | None) -> JSON:
+    """An option's ``only_with`` as JSON: which option, and the value it must have."""
+    return None if only_with is None else {"option": only_with[0], "value": only_with[1]}

@@ -113,6 +113,7 @@ class Blokus3DGame(Game):
             "json",
             None,
             'with structure=custom: {"name": ..., "heights": [rows of digits]}',
+            only_with=("structure", "custom"),
         ),
         OptionSpec(
             "random_first",
