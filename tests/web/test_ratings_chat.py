@@ -160,7 +160,15 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
         expect(row.locator("a.lb-player")).to_have_attribute("href", f"/player/{player['id']}")
         expect(row.get_by_test_id("lb-rating")).to_contain_text(f"{ratings[seat]['after']['rating']:.1f}")
         expect(row.get_by_test_id("provisional")).to_be_visible()
+        expect(row.get_by_test_id("lb-uncertainty")).to_have_text(re.compile(r"^ ±\d+\.\d$"))
     expect(table.locator("tr[data-kind=bot]")).to_have_count(6)
+    # The ranking's rule is said: a higher rating may rank lower while it is uncertain.
+    expect(ann.get_by_test_id("lb-order")).to_contain_text("less three times its uncertainty")
+    ann.set_viewport_size({"width": 390, "height": 844})  # a phone keeps the columns' names
+    expect(table.locator("thead th")).to_have_count(4)
+    for header in table.locator("thead th").all():
+        expect(header).to_be_visible()
+    ann.set_viewport_size(e2e.LAPTOP)
     expect(table.locator("tr[data-player='bot:hard']")).to_contain_text("Hard bot")
     e2e.screenshot(ann, "leaderboard")
 

@@ -6,9 +6,16 @@
 import { errorText } from "./account";
 import { api, type Family, type GameInfo, type Leaderboard, type LeaderboardRow } from "./api";
 import { h, redrawKeepingFocus } from "./dom";
+import type { Lang } from "./games/contract";
 import { botLevel, type AppContext, type Page } from "./match";
 
 export const FAMILIES: Family[] = ["two-player", "multi-player"];
+
+/** Why a higher rating can rank lower: the server ranks by the rating less three uncertainties. */
+const ORDER: Record<Lang, string> = {
+  en: "Ranked by the rating less three times its uncertainty (±): a rating from few games ranks lower until more games confirm it.",
+  fr: "Rangés selon le classement moins trois fois son incertitude (±) : un classement établi sur peu de parties est rangé plus bas jusqu'à ce que d'autres parties le confirment.",
+};
 
 /** The family's name in words. */
 export function familyName(app: AppContext, family: Family): string {
@@ -79,6 +86,7 @@ export function leaderboardPage(root: HTMLElement, app: AppContext): Page {
         "td",
         { class: "rating", "data-testid": "lb-rating" },
         r.rating.toFixed(1),
+        h("span", { class: "uncertainty", "data-testid": "lb-uncertainty" }, ` ±${r.sigma.toFixed(1)}`),
         r.provisional
           ? h(
               "span",
@@ -151,6 +159,7 @@ export function leaderboardPage(root: HTMLElement, app: AppContext): Page {
       ),
       board ? h("p", { class: "hint" }, app.t("lb_min_games", { n: board.min_games })) : "",
       body,
+      board && board.rows.length > 0 ? h("p", { class: "hint", "data-testid": "lb-order" }, ORDER[app.lang()]) : "",
       h("nav", { class: "match-links" }, h("a", { href: "/", "data-link": true }, app.t("back_lobby"))),
     );
   }
