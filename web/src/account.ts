@@ -9,10 +9,23 @@ import type { AppContext } from "./match";
 
 export type AuthMode = "login" | "signup" | "password";
 
-/** An error as a person reads it: the shell's text for the server's code, else the server's message. */
+/**
+ * The shell's key for a refusal's code: `err_<code>`, but for the codes whose `err_<code>` text speaks
+ * of one place only (the chat's rate limit says "one message a second"; a request's has other limits).
+ */
+const KEYS: Record<string, string> = { rate_limited: "err_too_many_requests" };
+
+export function errorKey(code: string): string {
+  return KEYS[code] ?? `err_${code}`;
+}
+
+/**
+ * An error as a person reads it: the shell's text for the server's code, else the server's message.
+ * The texts take `{seconds}` only (a 429's Retry-After; 60 when the server gave none).
+ */
 export function errorText(app: AppContext, err: unknown): string {
   if (err instanceof ApiError) {
-    const key = `err_${err.code}`;
+    const key = errorKey(err.code);
     const known = app.t(key, { seconds: err.retryAfter ?? 60 });
     return known === key ? err.message : known;
   }

@@ -76,10 +76,14 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
   let index = 0;
   /** "ask": waiting for the move; "done": the right move was played; "end": every step is done. */
   let phase: "ask" | "done" | "end" = "ask";
-  let feedback: { kind: "wrong" | "right"; text: string } | null = null;
+  /**
+   * The answer to the last move: which step's `wrong` or `done` text, looked up at each drawing, so that
+   * a language switch (which loads the lesson again in the new language) says it in that language.
+   */
+  let feedback: { kind: "wrong" | "right"; step: number } | null = null;
   let shown: MatchView | null = null;
   let busy = false;
-  let error = "";
+  let failure: unknown = null; // a refused "play", put in words at each drawing
   let destroyed = false;
 
   const host = new ViewHost(
@@ -111,15 +115,19 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
   }
 
   async function load(): Promise<void> {
+    const lang = app.lang();
+    let loaded: LessonAnswer;
     try {
-      lesson = await getJson<LessonAnswer>(`/api/lessons/${encodeURIComponent(game)}?lang=${app.lang()}`);
+      loaded = await getJson<LessonAnswer>(`/api/lessons/${encodeURIComponent(game)}?lang=${lang}`);
     } catch {
-      if (destroyed) return;
+      if (destroyed || lang !== app.lang()) return;
       pageEl.dataset.phase = "missing";
       panel.replaceChildren(h("p", {}, t("not_found")));
       return;
     }
-    if (destroyed) return;
+    // A switch back and forth loads twice: the lesson in the language now chosen is the one kept.
+    if (destroyed || lang !== app.lang()) return;
+    lesson = loaded;
     document.title = `${lesson.title} · Masques`;
     if (phase === "ask" && shown === null) show(lesson.steps[index].state);
     draw();
@@ -130,7 +138,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     const step = lesson.steps[index];
     if (!step.state.legal.some((a) => a.id === id)) return;
     if (!step.right.includes(id)) {
-      feedback = { kind: "wrong", text: step.wrong };
+      feedback = { kind: "wrong", step: index };
       // The same position again: a view that sent a move waits for a new view before it takes
       // another, so it sees the turn pass and come back.
       show({ ...step.state, your_turn: false, legal: [] });
@@ -151,7 +159,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
       busy = false;
     }
     phase = "done";
-    feedback = { kind: "right", text: step.done };
+    feedback = { kind: "right", step: index };
     draw();
     focusTestId(actions, "learn-next"); // the guided way on: Enter goes to the next step
   }
@@ -189,7 +197,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
   async function playEasy(): Promise<void> {
     if (!lesson || busy) return;
     busy = true;
-    error = "";
+    failure = null;
     draw();
     try {
       const player = await session.ensure("");
@@ -199,7 +207,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
       if (joined.token) seatKeys.set(match.id, { seat: joined.seat, token: joined.token });
       app.navigate(`/match/${match.id}`);
     } catch (err) {
-      error = errorText(app, err);
+      failure = err;
       busy = false;
       draw();
     }
@@ -230,11 +238,14 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
         h("p", { class: "learn-hint", hidden: phase !== "ask" }, t("your_move")),
       );
     }
-    feedbackEl.dataset.kind = feedback?.kind ?? "";
+    // The step's answer in the lesson as loaded now: in the language chosen since the move, if it changed.
+    const answered = feedback === null ? undefined : lesson.steps[feedback.step];
+    const said = feedback === null || !answered ? null : feedback.kind === "wrong" ? answered.wrong : answered.done;
+    feedbackEl.dataset.kind = said === null ? "" : feedback!.kind;
     feedbackEl.replaceChildren(
-      ...(feedback
-        ? [h("strong", {}, feedback.kind === "wrong" ? t("try_again") : t("right")), " ", ...ruleLinked(feedback.text)]
-        : []),
+      ...(said === null
+        ? []
+        : [h("strong", {}, feedback!.kind === "wrong" ? t("try_again") : t("right")), " ", ...ruleLinked(said)]),
     );
     const rulesLink = h("a", { href: `/rules/${game}`, "data-link": true, "data-testid": "learn-rules" }, tr("read_rules"));
     if (phase === "done") {
@@ -262,7 +273,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
         ),
         h("button", { type: "button", "data-testid": "learn-restart", onclick: restart }, t("restart")),
         rulesLink,
-        h("p", { class: "error", role: "alert", hidden: !error }, error),
+        h("p", { class: "error", role: "alert", hidden: failure === null }, failure === null ? "" : errorText(app, failure)),
       );
     } else {
       actions.replaceChildren(rulesLink);

@@ -8,7 +8,7 @@
 import { errorText, type AuthMode } from "./account";
 import { alertSettings, showTurn, turnArrived, waiting } from "./alerts";
 import { analysisPanel, hintControl, viewerFor } from "./analysis";
-import { api, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
+import { api, ApiError, MatchSocket, playerName, seats, session, type ServerMessage } from "./api";
 import { CHAT_CODES, chatPanel } from "./chat";
 import { clockOffset, deadlineText, formatSeconds, hoursLeft, secondsLeft, timeControl } from "./clock";
 import { copyText, focusTestId, h, keepFocus, redrawKeepingFocus, replaceKeeping } from "./dom";
@@ -248,8 +248,9 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const links = h("nav", { class: "match-links" });
   const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
   const settings = alertSettings(app.t);
-  const analysis = analysisPanel(app, matchId);
-  const hints = hintControl(app, matchId, host.root);
+  const words = (seat: number, move: string): string => host.describe({ version: 0, seat, move });
+  const analysis = analysisPanel(app, matchId, undefined, words);
+  const hints = hintControl(app, matchId, host.root, words);
   const paceSetting = paceControl(app.lang, () => pacer.flush());
   const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
   const head = h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root);
@@ -324,7 +325,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     } else if (message.type === "error" && isChatRefusal(message.code ?? "")) {
       chat.refused(message.code ?? "", message.message ?? "");
     } else if (message.type === "error") {
-      notice = app.t("error", { message: message.message ?? message.code ?? "" });
+      const refusal = new ApiError(0, message.code ?? "", message.message ?? "", message.retry_after ?? null);
+      notice = app.t("error", { message: errorText(app, refusal) });
       drawHead();
       if (message.code === "stale_version") socket?.send({ type: "sync" });
     }
@@ -963,7 +965,10 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
             return h(
               "li",
               { "data-seat": info.seat, "data-answer": state, class: state },
-              `${seatName(info.seat)}: ${app.t(state === "declined" ? "rematch_declined_one" : `rematch_${state}`)}`,
+              app.t("rematch_answer", {
+                name: seatName(info.seat),
+                answer: app.t(state === "declined" ? "rematch_declined_one" : `rematch_${state}`),
+              }),
             );
           }),
         ),

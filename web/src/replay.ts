@@ -4,8 +4,9 @@
  * arrow keys, Home and End.  `?step=N` opens it at step N (an analysis' moment links there), and
  * the seat's analysis panel shows below the board once the match is finished.
  */
+import { errorText } from "./account";
 import { analysisPanel, viewerFor } from "./analysis";
-import { api, ApiError, seats } from "./api";
+import { api, seats } from "./api";
 import { chatLineItem } from "./chat";
 import { h, keepFocus } from "./dom";
 import type { MatchView } from "./games/contract";
@@ -15,7 +16,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
   const key = seats.get(matchId);
   let steps: MatchView[] = [];
   let index = 0;
-  let error = "";
+  let failure: unknown = null; // the refusal, put in words at each drawing (the language may change)
   const asked = new URLSearchParams(location.search).get("step");
   /** The step to open at, from the address (null: the last). */
   let wanted: number | null = asked !== null && /^\d+$/.test(asked) ? Number(asked) : null;
@@ -23,7 +24,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     go(stepAt(ply));
     history.replaceState(null, "", `/match/${matchId}/replay?step=${ply}`);
     host.root.scrollIntoView({ block: "nearest" });
-  });
+  }, (seat, move) => host.describe({ version: 0, seat, move }));
 
   // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
   const seatName = (seat: number) =>
@@ -35,7 +36,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     type: "range",
     min: 0,
     value: 0,
-    "aria-label": "step",
+    "aria-label": app.t("replay_slider"),
     oninput: (e: Event) => go(Number((e.target as HTMLInputElement).value)),
   });
   const move = h("p", { class: "replay-move" });
@@ -90,18 +91,21 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     title.textContent = view ? `${view.match.title} — ${app.t("replay")}` : app.t("replay");
     const restoreFocus = keepFocus(buttons); // Enter on "Next", again and again, steps on
     buttons.replaceChildren(
-      h("button", { type: "button", "data-testid": "replay-first", onclick: () => go(0) }, `⏮ ${app.t("first")}`),
+      // |◀ and ▶|, from the same triangles as ◀ ▶: every font has them (⏮ ⏭ need an emoji font).
+      h("button", { type: "button", "data-testid": "replay-first", onclick: () => go(0) }, `|◀ ${app.t("first")}`),
       h("button", { type: "button", "data-testid": "replay-prev", onclick: () => go(index - 1) }, `◀ ${app.t("prev")}`),
       h("button", { type: "button", "data-testid": "replay-next", onclick: () => go(index + 1) }, `${app.t("next")} ▶`),
       h(
         "button",
         { type: "button", "data-testid": "replay-last", onclick: () => go(steps.length - 1) },
-        `${app.t("last")} ⏭`,
+        `${app.t("last")} ▶|`,
       ),
     );
     restoreFocus();
+    slider.setAttribute("aria-label", app.t("replay_slider"));
     slider.max = String(Math.max(0, steps.length - 1));
     slider.value = String(index);
+    const error = failure === null ? "" : errorText(app, failure);
     position.textContent = error || app.t("step", { n: index, total: Math.max(0, steps.length - 1) });
     if (view) host.update(view.match.game, view);
     const last = view?.log.at(-1);
@@ -109,8 +113,10 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     drawChat();
     const end = steps.at(-1);
     analysis.update(viewerFor(matchId, view?.seat ?? null), end?.match.status === "finished", end?.match ?? null);
+    // "Back to the live match" while it is played (or waits for players); after its end, "the match".
+    const live = end?.match.status === "running" || end?.match.status === "open";
     links.replaceChildren(
-      h("a", { href: `/match/${matchId}`, "data-link": true }, app.t("live")),
+      h("a", { href: `/match/${matchId}`, "data-link": true }, app.t(live ? "live" : "back_match")),
       h("a", { href: "/", "data-link": true }, app.t("back_lobby")),
     );
   }
@@ -144,7 +150,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
       draw();
     })
     .catch((err: unknown) => {
-      error = err instanceof ApiError ? err.message : String(err);
+      failure = err;
       draw();
     });
   draw();
