@@ -10,6 +10,7 @@
  * exactly as the seat's own views are read.
  */
 import "./analysis.css";
+import { errorText } from "./account";
 import { ApiError, api, call, seats, withSeatToken } from "./api";
 import { copyText, h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
@@ -53,7 +54,7 @@ export const MESSAGES: Messages = {
     hint: "Hint",
     hint_help: "Ask the hard bot for a move (casual matches against bots only).",
     hint_wait: "Thinking…",
-    hint_text: "The hard bot would play {move}.",
+    hint_text: "The hard bot's move: {move}.",
     hint_failed: "No hint: {message}",
   },
   fr: {
@@ -91,7 +92,7 @@ export const MESSAGES: Messages = {
     hint: "Indice",
     hint_help: "Demander un coup au robot fort (parties amicales contre des robots seulement).",
     hint_wait: "Réflexion…",
-    hint_text: "Le robot fort jouerait {move}.",
+    hint_text: "Le coup du robot fort : {move}.",
     hint_failed: "Pas d’indice : {message}",
   },
 };
@@ -230,11 +231,6 @@ const POLL_MS = 1000;
 /** Polls of a running analysis before the page stops asking (the button asks again). */
 const MAX_POLLS = 600;
 
-/** Errors in words (the server's message, else its code). */
-function message(err: unknown): string {
-  if (err instanceof ApiError) return err.message || err.code;
-  return err instanceof Error ? err.message : String(err);
-}
 
 // -- drawing one analysis ----------------------------------------------------------------------------
 
@@ -247,10 +243,16 @@ interface DrawOptions {
   own: boolean;
   /** Go to a ply: on the replay page the replay steps there without a page change. */
   jump?: (ply: number) => void;
+  /** A move of the analysed seat in words, as the game's view says it (else the engine's text). */
+  words?: MoveWords;
 }
+
+/** A move's engine text in words, as the game's view puts it in the log, for the given seat. */
+export type MoveWords = (seat: number, move: string) => string;
 
 /** The graph of the seat's chance over its decisions, and its three moments. */
 export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
+  const say = (move: string): string => o.words?.(analysis.seat, move) ?? move;
   const { t } = o;
   const root = h("div", {
     class: "analysis-body",
@@ -289,7 +291,7 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
             turn: p.turn,
             chance: percent(p.chance, lang),
             after: percent(p.after, lang),
-            played: p.played.label,
+            played: say(p.played.label),
           }),
           attrs: { "data-ply": p.ply },
         })),
@@ -320,8 +322,8 @@ export function drawAnalysis(analysis: Analysis, o: DrawOptions): HTMLElement {
               drop: dropText(d.drop, lang),
             }),
           ),
-          h("span", { class: "moment-played", "data-move": d.played.id }, t("moment_played", { move: d.played.label })),
-          h("span", { class: "moment-best", "data-move": d.best.id }, t("moment_best", { move: d.best.label })),
+          h("span", { class: "moment-played", "data-move": d.played.id }, t("moment_played", { move: say(d.played.label) })),
+          h("span", { class: "moment-best", "data-move": d.best.id }, t("moment_best", { move: say(d.best.label) })),
           h(
             "a",
             {
@@ -361,7 +363,12 @@ export interface AnalysisPanel {
  * The Analyse button, its progress, the drawn analysis and the Share button, for the seat the viewer
  * holds once the match is over (hidden for spectators).
  */
-export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: number) => void): AnalysisPanel {
+export function analysisPanel(
+  app: AppContext,
+  matchId: string,
+  jump?: (ply: number) => void,
+  words?: MoveWords,
+): AnalysisPanel {
   const t = translator(MESSAGES, () => app.lang());
   const root = h("section", { class: "analysis-panel", "data-testid": "analysis-panel", hidden: true });
   let viewer: Viewer = { seat: null, token: null };
@@ -415,7 +422,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     error =
       err instanceof ApiError && err.status === 429
         ? t("rate_limited", { n: err.retryAfter ?? 1 })
-        : t("failed", { message: message(err) });
+        : t("failed", { message: errorText(app, err) });
     draw();
   }
 
@@ -468,7 +475,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
       copied = "";
       if (analysis) analysis.shared = true;
     } catch (err) {
-      error = t("failed", { message: message(err) });
+      error = t("failed", { message: errorText(app, err) });
     }
     draw();
   }
@@ -525,7 +532,7 @@ export function analysisPanel(app: AppContext, matchId: string, jump?: (ply: num
     }
     if (error) parts.push(h("p", { class: "analysis-error", role: "alert", "data-testid": "analysis-error" }, error));
     if (state === "done" && analysis) {
-      parts.push(drawAnalysis(analysis, { app, t, matchId, seatName: seatName(), own: true, jump }));
+      parts.push(drawAnalysis(analysis, { app, t, matchId, seatName: seatName(), own: true, jump, words }));
       const box = h("div", { class: "analysis-share" });
       if (shareUrl) {
         if (shareInput.value !== shareUrl) shareInput.value = shareUrl;
@@ -644,7 +651,7 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
           ? t("not_shared")
           : err instanceof ApiError && err.status === 404
             ? t("not_found")
-            : t("failed", { message: message(err) });
+            : t("failed", { message: errorText(app, err) });
     }
     if (destroyed) return;
     draw();
@@ -696,7 +703,7 @@ export interface HintControl {
  * board that plays it (the views mark their moves with `data-action`) and says it in words.  The mark
  * is put back when the view redraws, and dropped at the next version.
  */
-export function hintControl(app: AppContext, matchId: string, board: HTMLElement): HintControl {
+export function hintControl(app: AppContext, matchId: string, board: HTMLElement, words?: MoveWords): HintControl {
   const t = translator(MESSAGES, () => app.lang());
   const root = h("div", { class: "hint-control", "data-testid": "hint-control", hidden: true });
   let version = -1;
@@ -730,7 +737,7 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
       // A hint for a position already gone is dropped.
       if (asked === version) hint = answer;
     } catch (err) {
-      error = t("hint_failed", { message: message(err) });
+      error = t("hint_failed", { message: errorText(app, err) });
     } finally {
       busy = false;
     }
@@ -770,7 +777,7 @@ export function hintControl(app: AppContext, matchId: string, board: HTMLElement
         h(
           "span",
           { class: "hint-text", role: "status", "data-testid": "hint-text", "data-action": hint.action.id },
-          t("hint_text", { move: hint.action.label }),
+          t("hint_text", { move: seat === null ? hint.action.label : (words?.(seat, hint.action.label) ?? hint.action.label) }),
         ),
       );
     if (error) root.append(h("span", { class: "hint-error", role: "alert", "data-testid": "hint-error" }, error));

@@ -57,8 +57,8 @@ const messages: Messages = {
     pieceNone: "{piece} {pieceName}: no room",
     pieceLeft: "{piece} {pieceName}",
     boardLabel: "Blokus 3D board. {choice}",
-    logPlace: "places {pieceName} ({piece}, turn {turn}) at {square}",
-    logPlace_you: "place {pieceName} ({piece}, turn {turn}) at {square}",
+    logPlace: "places {pieceName} ({piece}) at {square}",
+    logPlace_you: "place {pieceName} ({piece}) at {square}",
   },
   fr: {
     blue: "Bleu",
@@ -115,8 +115,8 @@ const messages: Messages = {
     pieceNone: "{piece} {pieceName} : pas de place",
     pieceLeft: "{piece} {pieceName}",
     boardLabel: "Plateau de Blokus 3D. {choice}",
-    logPlace: "pose {pieceName} ({piece}, position {turn}) en {square}",
-    logPlace_you: "posez {pieceName} ({piece}, position {turn}) en {square}",
+    logPlace: "pose {pieceName} ({piece}) en {square}",
+    logPlace_you: "posez {pieceName} ({piece}) en {square}",
   },
 };
 
