@@ -157,7 +157,7 @@ export function leaderboardPage(root: HTMLElement, app: AppContext): Page {
         h("label", { class: "field" }, h("span", {}, app.t("lb_game")), gameSelect),
         h("label", { class: "field" }, h("span", {}, app.t("lb_family")), familySelect),
       ),
-      board ? h("p", { class: "hint" }, app.t("lb_min_games", { n: board.min_games })) : "",
+      board ? h("p", { class: "hint" }, app.t(board.min_games === 1 ? "lb_min_games_one" : "lb_min_games", { n: board.min_games })) : "",
       body,
       board && board.rows.length > 0 ? h("p", { class: "hint", "data-testid": "lb-order" }, ORDER[app.lang()]) : "",
       h("nav", { class: "match-links" }, h("a", { href: "/", "data-link": true }, app.t("back_lobby"))),
