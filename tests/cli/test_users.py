@@ -90,3 +90,20 @@ def test_a_new_database_gets_the_schema_from_an_operator_command(tmp_path: Path)
     assert made.exit_code == 0, made.output
     current, head, _ = Storage(url).schema()
     assert current == head
+
+
+def test_migrate_refuses_what_it_cannot_use_in_one_line(tmp_path: Path) -> None:
+    """A mistyped file is not made; a URL that is none, or a file that is no database, is said."""
+    missing = tmp_path / "typo.db"
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all" * 100)
+    for url, said in (
+        (f"sqlite:///{missing}", "no such database file"),
+        ("not a url", "is not a database URL"),
+        (f"sqlite:///{junk}", "cannot use the database"),
+    ):
+        refused = runner.invoke(app, ["migrate", "--database", url])
+        assert refused.exit_code == 2, (url, refused.output)
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and said in lines[0] and "Traceback" not in refused.output
+    assert not missing.exists()

@@ -140,6 +140,9 @@ export class ViewHost {
     return this.view?.describe?.(entry) ?? entry.move;
   }
 
+  /** A move of ``seat`` not yet in the log (a hint, an analysis' moment), in the log's words. */
+  readonly words = (seat: number, move: string): string => this.describe({ version: 0, seat, move });
+
   destroy(): void {
     document.removeEventListener("focusin", this.followAttention);
     document.removeEventListener("pointerdown", this.followAttention);
@@ -248,9 +251,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   const links = h("nav", { class: "match-links" });
   const chat = chatPanel(app, matchId, (text) => socket?.send({ type: "chat", text }) ?? false);
   const settings = alertSettings(app.t);
-  const words = (seat: number, move: string): string => host.describe({ version: 0, seat, move });
-  const analysis = analysisPanel(app, matchId, undefined, words);
-  const hints = hintControl(app, matchId, host.root, words);
+  const analysis = analysisPanel(app, matchId, undefined, host.words);
+  const hints = hintControl(app, matchId, host.root, host.words);
   const paceSetting = paceControl(app.lang, () => pacer.flush());
   const pacer = new Pacer(showState, () => pace.seconds * 1000, undefined, (n) => paceSetting.setWaiting(n));
   const head = h("div", { class: "match-head" }, title, banner, seatList, joinPanel, invitePanel, lifecycle, hints.root);

@@ -24,7 +24,7 @@ export function replayPage(root: HTMLElement, matchId: string, app: AppContext):
     go(stepAt(ply));
     history.replaceState(null, "", `/match/${matchId}/replay?step=${ply}`);
     host.root.scrollIntoView({ block: "nearest" });
-  }, (seat, move) => host.describe({ version: 0, seat, move }));
+  }, (seat, move) => host.words(seat, move));
 
   // Whose eyes: the views say (the token's seat, or the session player's); "You" names that seat.
   const seatName = (seat: number) =>
