@@ -272,3 +272,26 @@ def test_the_lobby_form_offers_every_option_of_every_game(page: Page, web_server
         with httpx.Client(base_url=base, timeout=20) as api:
             summary = api.get(f"/api/matches/{match_id}").json()
         assert summary["options"][option] == value
+
+
+def test_a_guest_who_types_no_name_is_named_in_the_pages_language(page: Page, web_server: object) -> None:
+    """A French newcomer who leaves the name empty plays as "Invité", not the server's English
+    default; joining another match with the name field emptied keeps that name (it does not become
+    the seat's number)."""
+    base = web_server.base_url  # type: ignore[attr-defined]
+    me = "() => fetch('/api/me').then(r => r.json()).then(m => m.player && m.player.name)"
+    page.goto(base + "/")
+    page.get_by_test_id("lang").click()
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    e2e.create_match(page, base, "masker", seats=["you", "random"], name="")
+    assert page.evaluate(me) == "Invité"
+    with httpx.Client(base_url=base, timeout=20) as api:
+        body = {"game": "masker", "options": {"players": 2}, "seats": [{"kind": "human"}, {"kind": "human"}]}
+        match_id = api.post("/api/matches", json=body).json()["id"]
+    page.goto(f"{base}/match/{match_id}")
+    page.locator(".join-panel input[name=player-name]").fill("")
+    page.locator(".join-panel button[data-seat='1']").click()
+    expect(page.locator(".match-page")).to_have_attribute("data-seat", "1")
+    assert page.evaluate(me) == "Invité"
+    seat = httpx.get(f"{base}/api/matches/{match_id}", timeout=20).json()["seats"][1]
+    assert seat["player"]["name"] == "Invité"

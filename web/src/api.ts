@@ -195,13 +195,15 @@ export const session = {
   },
   /**
    * A player for this browser before it creates or joins a match: a guest with the typed name when
-   * there is no session; a guest's name is updated when another one is typed.
+   * there is no session (`unnamed`, the page's word for a guest, when none is typed); a guest's name
+   * is updated when another one is typed.
    */
-  async ensure(name: string): Promise<Player | null> {
+  async ensure(name: string, unnamed: string): Promise<Player | null> {
     const player = me.player;
     if (player && (player.kind === "account" || !name || name === player.name)) return player;
+    const chosen = name || unnamed;
     try {
-      session.set(await call<Me>("POST", "/api/guest", name ? { name } : {}));
+      session.set(await call<Me>("POST", "/api/guest", chosen ? { name: chosen } : {}));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return null; // a server without accounts
       throw err;
