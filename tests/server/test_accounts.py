@@ -387,6 +387,25 @@ def test_a_right_password_takes_back_only_its_own_count(shared: bool) -> None:
     support.run_async(scenario())
 
 
+UNNAMED = [({}, "Guest"), ({"lang": "en"}, "Guest"), ({"lang": "fr"}, "Invité")]
+
+
+@pytest.mark.parametrize(("body", "name"), UNNAMED)
+def test_a_guest_without_a_name_is_named_in_the_pages_language(
+    server: Any, body: dict[str, str], name: str
+) -> None:
+    with browser(server) as guest:
+        assert signed(guest, guest.post("/api/guest", json=body))["player"]["name"] == name
+
+
+@pytest.mark.parametrize("body", [{"lang": "de"}, {"lang": 1}, {"name": "Invité"}, {"name": "GUEST 2"}])
+def test_the_sites_guest_names_and_unknown_languages_are_refused(server: Any, body: dict[str, Any]) -> None:
+    """Nobody types the site's word for a guest as their name: a default name reads as no name."""
+    with browser(server) as guest:
+        error(guest.post("/api/guest", json=body), 400, "bad_request")
+        assert guest.get("/api/me").json()["player"] is None
+
+
 def test_a_guest_plays_then_signs_up_and_keeps_the_match(server: Any) -> None:
     with browser(server) as guest:
         me = signed(guest, guest.post("/api/guest", json={"name": "Gus"}))

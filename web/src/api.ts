@@ -3,7 +3,7 @@
  * session (a cookie the server sets; `GET /api/me` tells its player and CSRF token) and the seat
  * tokens of API-style seats kept in localStorage when there is one.
  */
-import type { ChatLine, MatchEnd, MatchSummary, MatchView, Rating } from "./games/contract";
+import type { ChatLine, Lang, MatchEnd, MatchSummary, MatchView, Rating } from "./games/contract";
 import { store } from "./store";
 
 export interface OptionInfo {
@@ -195,15 +195,14 @@ export const session = {
   },
   /**
    * A player for this browser before it creates or joins a match: a guest with the typed name when
-   * there is no session (`unnamed`, the page's word for a guest, when none is typed); a guest's name
-   * is updated when another one is typed.
+   * there is no session (without one, the server names the guest in the page's language); a guest's
+   * name is updated when another one is typed.
    */
-  async ensure(name: string, unnamed: string): Promise<Player | null> {
+  async ensure(name: string, lang: Lang): Promise<Player | null> {
     const player = me.player;
     if (player && (player.kind === "account" || !name || name === player.name)) return player;
-    const chosen = name || unnamed;
     try {
-      session.set(await call<Me>("POST", "/api/guest", chosen ? { name: chosen } : {}));
+      session.set(await call<Me>("POST", "/api/guest", name ? { name } : { lang }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return null; // a server without accounts
       throw err;

@@ -72,7 +72,6 @@ export const SHELL: Messages = {
     // who plays: the top bar and its forms
     my_page: "My page: my finished matches",
     guest: "guest",
-    guest_name: "Guest",
     log_in: "Log in",
     sign_up: "Sign up",
     log_out: "Log out",
@@ -330,7 +329,6 @@ export const SHELL: Messages = {
     replay_slider: "Étape",
     my_page: "Ma page : mes parties terminées",
     guest: "invité",
-    guest_name: "Invité",
     log_in: "Se connecter",
     sign_up: "Créer un compte",
     log_out: "Se déconnecter",

@@ -200,7 +200,7 @@ export function learnPage(root: HTMLElement, game: string, app: AppContext): Pag
     failure = null;
     draw();
     try {
-      const player = await session.ensure("", app.t("guest_name"));
+      const player = await session.ensure("", app.lang());
       const match = await api.create(game, lesson.play.options, lesson.play.seats, {});
       const who = app.t("seat", { n: 1 });
       const joined = await api.join(match.id, player ? { seat: 0 } : { name: who, seat: 0 });

@@ -652,7 +652,7 @@ export function lobbyPage(root: HTMLElement, app: AppContext): Page {
       const clock = chosenClock();
       if (name) playerName.set(name);
       // A guest (with the typed name) before the first match, so that the seat follows the player.
-      const player = await session.ensure(session.current.player?.kind === "account" ? "" : name, app.t("guest_name"));
+      const player = await session.ensure(session.current.player?.kind === "account" ? "" : name, app.lang());
       const match = await api.create(game.name, chosenOpts, kinds, {
         isPrivate,
         rated,

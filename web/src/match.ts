@@ -555,8 +555,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     try {
       const name = typed || app.t("seat", { n: seat + 1 });
       if (typed) playerName.set(typed);
-      // A new guest without a typed name is the page's "Guest"; a guest already named keeps the name.
-      const player = await session.ensure(session.current.player?.kind === "account" ? "" : typed, app.t("guest_name"));
+      // A guest already named keeps the name when none is typed (it does not become the seat's number).
+      const player = await session.ensure(session.current.player?.kind === "account" ? "" : typed, app.lang());
       const invite = urlInvite ?? undefined;
       // With a session the seat is the player's, under the player's name; without one, the typed name.
       const joined = await api.join(matchId, player ? { seat, invite } : { name, seat, invite });

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
@@ -25,7 +25,9 @@ from .schema import errors
 from .security import check_display_name, same_secret
 from .storage import PlayerRow, Storage, aware
 
-GUEST_NAME = "Guest"
+GUEST_NAMES = {"en": "Guest", "fr": "Invité"}
+"""A guest's name when none is typed, in the language of the page that made the guest (each one is
+reserved: nobody can type it as their own name)."""
 
 
 class GuestBody(BaseModel):
@@ -33,6 +35,7 @@ class GuestBody(BaseModel):
     name: Annotated[str, AfterValidator(check_display_name)] | None = Field(
         default=None, min_length=1, max_length=40
     )
+    lang: Literal["en", "fr"] = "en"
 
 
 class Credentials(BaseModel):
@@ -233,7 +236,8 @@ def router(guard: LoginGuard) -> APIRouter:
 
     @api.post("/api/guest", responses=errors(400, 403, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
-        """Play without an account: a guest identity kept by a cookie (it may become an account)."""
+        """Play without an account: a guest identity kept by a cookie (it may become an account),
+        named ``name``, else the word for a guest in the page's ``lang``."""
         signed = await acting_afresh(request)
         name = body.name.strip() if body.name and body.name.strip() else None
         if signed is not None:
@@ -243,9 +247,9 @@ def router(guard: LoginGuard) -> APIRouter:
                 return me(SignedIn(Player(signed.player.id, name, "guest"), signed.token_hash, signed.csrf))
             return me(signed)
         await limit(request, "signup")
-        row = await asyncio.to_thread(
-            storage_of(request).create_player, accounts.new_player_id(), "guest", name or GUEST_NAME
-        )
+        name = name or GUEST_NAMES[body.lang]
+        player_id = accounts.new_player_id()
+        row = await asyncio.to_thread(storage_of(request).create_player, player_id, "guest", name)
         return await _open_session(request, response, row)
 
     @api.post("/api/signup", status_code=201, responses=errors(400, 403, 409, 413))

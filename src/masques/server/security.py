@@ -160,7 +160,8 @@ BOT_LEVEL_WORDS = (  # the bot levels, as the client names them in English and i
     *("medium", "moyen", "hard", "fort", "expert"),
 )
 RESERVED_NAMES = frozenset(
-    {"admin", "administrator", "root", "system", "masques", "moderator", "support", "staff", "guest"}
+    {"admin", "administrator", "root", "system", "masques", "moderator", "support", "staff"}
+    | {"guest", "invite"}  # a guest's name when none is typed (people.GUEST_NAMES)
     | {"bot", "robot", *BOT_LEVEL_WORDS}
     | {f"{level}{bot}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
     | {f"{bot}{level}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
