@@ -163,6 +163,13 @@ def test_a_finished_match_is_analysed_jumped_to_and_shared(
         expect(shared.get_by_test_id("chance-graph")).to_have_attribute("data-points", str(len(points)))
         expect(shared.get_by_test_id("moment")).to_have_count(3)
         expect(other.locator(".match-title")).to_contain_text("Analysis: ")
+        # Moves in the log's words here too, though no board is drawn: the seat's, not "your", moves.
+        for i, drop in enumerate(drops):
+            moment = shared.get_by_test_id("moment").nth(i)
+            played = masker_words(drop["played"]["label"], own=False)
+            best = masker_words(drop["best"]["label"], own=False)
+            expect(moment.locator(".moment-played")).to_have_text(re.compile(f"^Played: {played}$"))
+            expect(moment.locator(".moment-best")).to_have_text(re.compile(f"^The bot preferred: {best}$"))
         # Its moment links open the replay (as a spectator sees it) at the ply.
         shared.get_by_test_id("moment-link").first.click()
         expect(other).to_have_url(f"{base}/match/{match_id}/replay?step={drops[0]['ply']}")
@@ -173,13 +180,15 @@ def test_a_finished_match_is_analysed_jumped_to_and_shared(
         stranger.close()
 
 
-def masker_words(move: str) -> str:
-    """A pattern of a Masker move of one's own as the log says it ("c4" -> "step onto c4")."""
+def masker_words(move: str, own: bool = True) -> str:
+    """A pattern of a Masker move as the log says it ("c4" -> "step onto c4"; another's, or the
+    one of a seat the page does not hold: "steps onto c4")."""
+    s = "" if own else "s"
     if move == "stop":
-        return "stop"
+        return f"stop{s}"
     if move.startswith("take "):
-        return "take a cross from .+"
-    return re.escape(f"step onto {move}")
+        return f"take{s} a cross from .+"
+    return re.escape(f"step{s} onto {move}")
 
 
 def test_the_hint_marks_the_hard_bots_move_in_a_casual_match(page: Page, web_server: Any) -> None:

@@ -14,6 +14,7 @@ import { errorText } from "./account";
 import { ApiError, api, call, seats, withSeatToken } from "./api";
 import { copyText, h, redrawKeepingFocus } from "./dom";
 import type { Lang, MatchSummary, Messages } from "./games/contract";
+import { wordsOf } from "./games/index";
 import { lineGraph } from "./graph";
 import { translator } from "./i18n";
 import { botLevel, seatLabel, type AppContext, type Page } from "./match";
@@ -609,6 +610,22 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
     return seatLabel(app, summary, seat, null);
   }
 
+  /** A move in the log's words (no board here: the game's words alone), once the match is known. */
+  function words(mover: number, move: string): string {
+    const match = summary;
+    const of = match ? wordsOf(match.game) : null;
+    if (!match || !of) return move;
+    return of.say(
+      { version: 0, seat: mover, move },
+      {
+        t: translator(of.messages, () => app.lang()),
+        seatName: (other) => seatLabel(app, match, other, null),
+        viewer: null,
+        options: match.options,
+      },
+    );
+  }
+
   function draw(): void {
     title.textContent = t("analysis_of", { name: summary ? `${summary.title} — ${seatName()}` : seatName() });
     body.dataset.state = error ? "error" : (answer?.status ?? "loading");
@@ -629,7 +646,7 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
         ),
       );
     } else if (answer) {
-      body.replaceChildren(drawAnalysis(answer, { app, t, matchId, seatName: seatName(), own: false }));
+      body.replaceChildren(drawAnalysis(answer, { app, t, matchId, seatName: seatName(), own: false, words }));
     } else {
       body.replaceChildren(h("p", {}, t("analysing_start")));
     }

@@ -28,7 +28,7 @@ import {
 import { ThreeBoard, webglAvailable } from "./blokus3d_scene";
 import { BLOKUS3D_CSS } from "./blokus3d_style";
 import messages from "./blokus3d_messages";
-import { youKey } from "./log_words";
+import { sayBlokus3d, wordsContext } from "./log_words";
 import { oneMoveApart } from "./motion";
 
 const PIECE_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
@@ -147,11 +147,9 @@ class Blokus3DView implements GameView {
     this.draw();
   }
 
-  /** One move of the shell's log in words: `L4:5@c3` -> "places L (L4, turn 5) at c3". */
+  /** One move of the shell's log in words: `L4:5@c3` -> "places L (L4) at c3". */
   describe(entry: LogEntry): string {
-    const m = /^([A-Z][A-Z0-9]):(\d+)@([a-j]\d+)$/.exec(entry.move);
-    if (!m) return entry.move;
-    return this.t(youKey(messages, "logPlace", entry.seat === this.view?.seat), { piece: m[1], pieceName: this.t(`piece_${m[1]}`), turn: m[2], square: m[3] });
+    return sayBlokus3d(entry, wordsContext(this.ctx, this.view));
   }
 
   setLang(_lang: Lang): void {

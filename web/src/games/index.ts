@@ -10,15 +10,22 @@ import blokus3dMessages from "./blokus3d_messages";
 import mascaradeMessages from "./mascarade_messages";
 import maskeMessages from "./maske_messages";
 import maskerMessages from "./masker_messages";
+import { sayBlokus3d, sayMascarade, sayMaske, sayMasker, type SayMove } from "./log_words";
 
 type Loader = () => Promise<{ default: GameModule }>;
 
-const LOADERS: Record<string, { messages: Messages; load: Loader }> = {
-  masker: { messages: maskerMessages, load: () => import("./masker") },
-  mascarade: { messages: mascaradeMessages, load: () => import("./mascarade") },
-  blokus3d: { messages: blokus3dMessages, load: () => import("./blokus3d") },
-  maske: { messages: maskeMessages, load: () => import("./maske") },
+const LOADERS: Record<string, { messages: Messages; say: SayMove; load: Loader }> = {
+  masker: { messages: maskerMessages, say: sayMasker, load: () => import("./masker") },
+  mascarade: { messages: mascaradeMessages, say: sayMascarade, load: () => import("./mascarade") },
+  blokus3d: { messages: blokus3dMessages, say: sayBlokus3d, load: () => import("./blokus3d") },
+  maske: { messages: maskeMessages, say: sayMaske, load: () => import("./maske") },
 };
+
+/** How `game` says its moves, and its strings, without its view's code (null: a game without a view). */
+export function wordsOf(game: string): { say: SayMove; messages: Messages } | null {
+  const entry = LOADERS[game];
+  return entry ? { say: entry.say, messages: entry.messages } : null;
+}
 
 /** The names of the games with a view of their own. */
 export const GAMES_WITH_VIEWS = Object.keys(LOADERS);

@@ -9,7 +9,7 @@ import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "
 import { CARDS, cardFace, cardSvg, describeCard, FEATURES, featureName, shared, valueName } from "./mascarade_face";
 import "./mascarade.css";
 import messages from "./mascarade_messages";
-import { youKey } from "./log_words";
+import { sayMascarade, wordsContext } from "./log_words";
 import { animate, oneMoveApart } from "./motion";
 
 /** The engine's observation (mascarade/game.py, `observation`). */
@@ -88,10 +88,7 @@ class MascaradeView extends BoardView<MascaradeObservation> {
   }
 
   describe(entry: LogEntry): string {
-    const mine = entry.seat === this.view?.seat;
-    if (entry.move === "pass") return this.ctx.t(youKey(messages, "log_pass", mine));
-    const [card, square] = entry.move.split("@");
-    return this.ctx.t(youKey(messages, "log_place", mine), { card, square });
+    return sayMascarade(entry, wordsContext(this.ctx, this.view));
   }
 
   /** The legal placements of one card of the hand. */

@@ -27,7 +27,7 @@ import {
 import { type HoleTarget, SEAT_COLOURS, type StickTarget, drawPlate, facePreview } from "./maske_plate";
 import { MASKE_CSS } from "./maske_style";
 import messages from "./maske_messages";
-import { youKey } from "./log_words";
+import { sayMaske, wordsContext, youKey } from "./log_words";
 import { animate, oneMoveApart } from "./motion";
 
 /** A cup drawn in SVG: the emoji shows as a box where the font lacks it. */
@@ -142,34 +142,7 @@ class MaskeView implements GameView {
 
   /** One move of the shell's log in words (the shell puts the player's name first). */
   describe(entry: LogEntry): string {
-    const mine = entry.seat === this.view?.seat;
-    const logT = (key: string, params?: Record<string, string | number>) => this.t(youKey(messages, key, mine), params);
-    const words = entry.move.split(" ");
-    const n = Number(words[1]);
-    if (/^[a-g][1-7]$/.test(entry.move)) return logT("log_hole", { hole: entry.move });
-    switch (words[0]) {
-      case "step":
-        if (Math.floor(n / 2) === entry.seat) return logT("log_step_own", { n: (n % 2) + 1, dir: this.t(`dir_${words[2]}`) });
-        return logT("log_step", { stick: this.stickName(n), dir: this.t(`dir_${words[2]}`) });
-      case "drop":
-        return logT(this.obs?.auction_rule === "open" ? "log_pass" : "log_drop"); // MS-11a: a pass
-      case "pass":
-      case "draw":
-      case "done":
-        return logT(`log_${words[0]}`);
-      case "lay":
-        return logT("log_lay", { turn: this.t(`turn${n}`) });
-      case "turn":
-        return logT(words[1] === "cw" ? "log_cw" : "log_ccw");
-      case "stick":
-        return logT("log_stick", { stick: this.stickName(n) });
-      case "player":
-        return logT("log_player", { name: this.name(n) });
-      case "bid":
-        return logT("log_bid", { n });
-      default:
-        return entry.move;
-    }
+    return sayMaske(entry, wordsContext(this.ctx, this.view));
   }
 
   setLang(lang: Lang): void {

@@ -9,7 +9,7 @@ import { BoardView } from "./board_view";
 import type { GameModule, LegalAction, LogEntry, MatchView, ViewContext } from "./contract";
 import "./masker.css";
 import messages from "./masker_messages";
-import { youKey } from "./log_words";
+import { sayMasker, wordsContext } from "./log_words";
 import { animate, oneMoveApart } from "./motion";
 
 /** The engine's observation (masker/game.py, `observation`). */
@@ -168,12 +168,7 @@ class MaskerView extends BoardView<MaskerObservation> {
   }
 
   describe(entry: LogEntry): string {
-    const mine = entry.seat === this.view?.seat;
-    const t = (key: string, params?: Record<string, string | number>) => this.ctx.t(youKey(messages, key, mine), params);
-    if (entry.move === "stop") return t("log_stop");
-    const take = /^take (\d)$/.exec(entry.move);
-    if (take) return t("log_take", { name: this.ctx.seatName(Number(take[1])) });
-    return t("log_step", { square: entry.move });
+    return sayMasker(entry, wordsContext(this.ctx, this.view));
   }
 
   private colourName(code: string): string {
