@@ -15,18 +15,30 @@ echo "== web client (the end-to-end tests' client, built from web/)"
 bash scripts/build_web.sh
 echo "== ruff"
 .venv/bin/ruff check src tests benchmarks scripts examples build_support
-echo "== mypy --strict"
-.venv/bin/mypy
-echo "== pytest"
+# mypy runs beside the tests (its one core is otherwise idle while they start and wait on servers and
+# browsers); its verdict is printed after theirs, and either failing fails the run.
+typed="$(mktemp)"
+trap 'rm -f "$typed"' EXIT
+.venv/bin/mypy > "$typed" 2>&1 &
+mypy_pid=$!
+echo "== pytest (mypy --strict beside it)"
 set +e
 # Three workers or one per core, whichever is more: the tests wait on servers, browsers and bots as
 # much as they compute (on two cores, three workers end the suite minutes before two), and each test
 # holds its own server, database and ports.
 .venv/bin/python -m pytest -n "$(.venv/bin/python -c 'import os; print(max(3, os.cpu_count() or 1))')" --durations=25 "$@"
 rc=$?
+wait "$mypy_pid"
+mypy_rc=$?
 set -e
+echo "== mypy --strict"
+cat "$typed"
 if [ "$rc" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure here." >&2
   exit 1
+fi
+if [ "$mypy_rc" -ne 0 ]; then
+  echo "mypy --strict found errors (above)." >&2
+  exit "$mypy_rc"
 fi
 exit "$rc"

@@ -25,6 +25,12 @@ if EXTRA_GAMES_PATH not in sys.path:
     sys.path.insert(0, EXTRA_GAMES_PATH)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (marked ``slow``) first, the others in their order: the workers start on the
+    long ones and end on short ones, so no worker is left running a long test while the others wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _logging_as_it_was() -> Iterator[None]:
     """``masques serve`` and ``masques worker`` set the process's logging up (``logs.configure``:

@@ -66,6 +66,7 @@ def ray_head() -> Iterator[str]:
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_arena_runs_its_games_on_a_ray_cluster(
     ray_head: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -195,6 +195,7 @@ def test_results_come_back_on_the_reply_list_and_without_one_through_the_sweep(
     support.run_async(scenario())
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_move_has_its_job_taken_by_another_and_no_match_hangs(
     redis_url: str, workers: Workers, tmp_path: Path
 ) -> None:

@@ -26,6 +26,7 @@ def _max_seen(conns: list[support.Conn]) -> int:
     return max(m["version"] for c in conns for m in c.messages if m["type"] == "state")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", support.BACKENDS)
 def test_kill_9_loses_no_acknowledged_action_and_bots_resume(tmp_path: Path, backend: str) -> None:
     url = support.fresh_database_url(backend, tmp_path)

@@ -83,6 +83,7 @@ def access_lines(server: support.ServerProcess) -> list[dict[str, object]]:
     return lines
 
 
+@pytest.mark.slow
 def test_a_match_plays_through_nginx_in_front_of_two_processes(
     proxy: tuple[str, list[support.ServerProcess]],
 ) -> None:

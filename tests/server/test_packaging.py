@@ -38,6 +38,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_serves_the_client_and_plays_a_match(installed: Path, tmp_path: Path) -> None:
     where = subprocess.run(
         [str(installed), "-c", "import masques; print(masques.__file__)"],

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import masques_server_support as support
+import pytest
 
 GONE_WITHIN = 30.0
 """Seconds after SIGTERM by which no process of the server's session may be left."""
@@ -32,6 +33,7 @@ def session_members(sid: int) -> list[tuple[int, str]]:
     return members
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) -> None:
     url = support.fresh_database_url("sqlite", tmp_path)
     log = tmp_path / "server.log"

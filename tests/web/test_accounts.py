@@ -100,6 +100,7 @@ def join_as_guest(page: Page, name: str, seat: int) -> None:
 # -- the acceptance story ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     people: People, short_grace: Any
 ) -> None:

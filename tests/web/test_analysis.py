@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import masques_web_e2e as e2e  # type: ignore[import-not-found]
+import pytest
 from masques_web_e2e import People, masker_move, sign_up
 from playwright.sync_api import Browser, Page, Route, expect
 
@@ -63,6 +64,7 @@ def show_progress_once(page: Page) -> None:
     page.route(re.compile(r"/api/matches/[0-9a-f]{16}/analysis\?seat=\d+$"), handle)
 
 
+@pytest.mark.slow
 def test_a_finished_match_is_analysed_jumped_to_and_shared(
     page: Page, browser: Browser, web_server: Any
 ) -> None:

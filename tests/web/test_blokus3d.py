@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 import masques_web_e2e as e2e  # type: ignore[import-not-found]
+import pytest
 from playwright.sync_api import Page, Playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -44,6 +45,7 @@ def check_ghost(page: Page) -> int:
     return action
 
 
+@pytest.mark.slow
 def test_blokus3d_game_against_a_bot(page: Page, web_server: Any, playwright: Playwright) -> None:
     rng = random.Random(3)
     frames = e2e.Frames(page)

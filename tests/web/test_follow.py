@@ -100,6 +100,7 @@ def _play_turns(page: Page, game: str, turns: int) -> None:
             e2e.wait_version_above(page, seen)
 
 
+@pytest.mark.slow
 def test_bot_moves_are_paced_one_by_one_animated_and_marked(
     device: tuple[BrowserContext, list[str]], web_server: Any
 ) -> None:

@@ -77,6 +77,7 @@ def open_rules_from_lobby(page: Page, base: str, game: str) -> None:
     assert body.locator("a.rule-id[id]").count() > 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["masker", "maske", "mascarade", "blokus3d"])
 def test_a_newcomer_reads_the_rules_and_completes_the_guided_first_game(
     page: Page, web_server: Any, game: str

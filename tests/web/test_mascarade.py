@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 
 import masques_web_e2e as e2e
+import pytest
 from playwright.sync_api import Page, expect
 
 
+@pytest.mark.slow
 def test_a_person_plays_mascarade_against_bots_to_the_end(page: Page, web_server: object) -> None:
     rng = random.Random(21)
     frames = e2e.Frames(page)

@@ -12,6 +12,7 @@ import random
 import re
 
 import masques_web_e2e as e2e
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 COLOURS = ("red", "yellow", "green", "blue", "black")
@@ -71,6 +72,7 @@ def test_a_person_plays_masker_against_a_bot_to_the_end(page: Page, web_server: 
     assert page.locator(".match-page").get_attribute("data-seat") == "1"
 
 
+@pytest.mark.slow
 def test_masker_3d_with_the_keyboard_alone(page: Page, web_server: object) -> None:
     """Three players in 3D: every move is made by Tab and Enter (or S to stop)."""
     rng = random.Random(5)
@@ -154,6 +156,7 @@ def test_two_people_play_one_masker_match_from_two_browsers(browser: Browser, we
     assert not errors
 
 
+@pytest.mark.slow
 def test_a_spectator_never_sees_a_secret_colour(browser: Browser, web_server: object) -> None:
     """A person plays a bot; a spectator watches from the lobby's Watch link.  Neither the spectator's
     page nor any WebSocket frame it receives holds a secret colour before the game ends."""

@@ -73,6 +73,7 @@ def players_lines(page: Page) -> Any:
     return page.locator("[data-testid=chat-lines][data-channel=players] [data-testid=chat-text]")
 
 
+@pytest.mark.slow
 def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: People, living: Any) -> None:
     base = living.base_url
     rng = random.Random(2020)

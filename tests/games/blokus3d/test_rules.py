@@ -541,6 +541,7 @@ def test_b3_4_random_games_match_reference(ref: ModuleType, cfg: dict[str, Any],
     assert positions > 10
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(cfg=st.sampled_from(ALL_CONFIGS), seed=st.integers(0, 2**31), rng=st.randoms())
 def test_b3_4_hypothesis_random_games_match_reference(

@@ -242,7 +242,8 @@ def test_a_rollout_from_an_empty_pool_is_the_solved_endgame(seed: int) -> None:
         assert rollout_outcome(state, seat, random.Random(seed), 10**6) == reference(state, seat)
 
 
-@pytest.mark.parametrize("seed", range(3))
+# (seed 2's endgame, as much ground as these, takes the reference minimax ten times as long)
+@pytest.mark.parametrize("seed", [0, 1, 3])
 def test_a_rollout_plays_greedy_moves_until_the_pool_is_empty(seed: int) -> None:
     """The endgame a rollout solves is the one greedy play at every seat reaches when the drawing
     stops (MC-6, MC-7), and the world it starts from is left as it was."""
@@ -268,6 +269,7 @@ def test_a_rollout_plays_greedy_moves_until_the_pool_is_empty(seed: int) -> None
         assert outcome == reference(played, seat)
 
 
+@pytest.mark.slow
 def test_the_last_move_makes_the_true_hands_more_likely() -> None:
     """Against a player who lays its awkward cards and keeps its flexible ones (the greedy bot), the
     true hidden state explains its last placement better than the average world drawn from what the
@@ -325,6 +327,7 @@ def assert_parity(state: MascaradeState, budget: int = PARITY_BUDGET) -> bool:
     return python is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_compiled_solver_searches_as_its_oracle(players: int) -> None:
     """Same outcome for every root action and same node count, so a budget runs out at the same

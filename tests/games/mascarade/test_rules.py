@@ -495,6 +495,7 @@ def test_mc5_no_rotation_in_the_action_space() -> None:
     assert state.action_to_str(1244) == "12@e5" and state.action_from_str("12@e5") == 1244
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
