@@ -18,9 +18,11 @@ echo "== ruff"
 # mypy runs beside the tests (its one core is otherwise idle while they start and wait on servers and
 # browsers); its verdict is printed after theirs, and either failing fails the run.
 typed="$(mktemp)"
-trap 'rm -f "$typed"' EXIT
 .venv/bin/mypy > "$typed" 2>&1 &
 mypy_pid=$!
+# Interrupted, or ended early: mypy goes too (a background job of a script ignores Ctrl-C).
+trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$typed"' EXIT
+trap 'exit 130' INT TERM
 echo "== pytest (mypy --strict beside it)"
 set +e
 # Three workers or one per core, whichever is more: the tests wait on servers, browsers and bots as

@@ -27,6 +27,8 @@ import pytest
 from masques_web_e2e import PASSWORD, People, log_in, masker_move, sign_up
 from playwright.sync_api import Page, Route, expect
 
+# Long stories through browsers, on servers of the module's own: the module runs first and together.
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 3.0
 """Seconds a player may be away before the others may hand their seat to a bot or claim the match."""
@@ -100,7 +102,6 @@ def join_as_guest(page: Page, name: str, seat: int) -> None:
 # -- the acceptance story ---------------------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     people: People, short_grace: Any
 ) -> None:

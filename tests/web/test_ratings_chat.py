@@ -27,6 +27,8 @@ from playwright.sync_api import Page, expect
 
 from masques.server.limits import Limits
 
+# Long stories through browsers, on servers of the module's own: the module runs first and together.
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 CHANGE = re.compile(r"^(\d+\.\d) → (\d+\.\d) \(([+−±])(\d+\.\d)\)")
 """A rating change as the end panel writes it: "27.3 → 28.9 (+1.6)"."""
@@ -73,7 +75,6 @@ def players_lines(page: Page) -> Any:
     return page.locator("[data-testid=chat-lines][data-channel=players] [data-testid=chat-text]")
 
 
-@pytest.mark.slow
 def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: People, living: Any) -> None:
     base = living.base_url
     rng = random.Random(2020)
