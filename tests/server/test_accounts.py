@@ -398,7 +398,9 @@ def test_a_guest_without_a_name_is_named_in_the_pages_language(
         assert signed(guest, guest.post("/api/guest", json=body))["player"]["name"] == name
 
 
-@pytest.mark.parametrize("body", [{"lang": "de"}, {"lang": 1}, {"name": "Invité"}, {"name": "GUEST 2"}])
+@pytest.mark.parametrize(
+    "body", [{"lang": "de"}, {"lang": 1}, {"name": "Invité"}, {"name": "GUEST 2"}, {"name": "Invitées"}]
+)
 def test_the_sites_guest_names_and_unknown_languages_are_refused(server: Any, body: dict[str, Any]) -> None:
     """Nobody types the site's word for a guest as their name: a default name reads as no name."""
     with browser(server) as guest:

@@ -161,7 +161,8 @@ BOT_LEVEL_WORDS = (  # the bot levels, as the client names them in English and i
 )
 RESERVED_NAMES = frozenset(
     {"admin", "administrator", "root", "system", "masques", "moderator", "support", "staff"}
-    | {"guest", "invite"}  # a guest's name when none is typed (people.GUEST_NAMES)
+    # a guest's name when none is typed (people.GUEST_NAMES), and its other forms
+    | {"guest", "guests", "invite", "invitee", "invites", "invitees"}
     | {"bot", "robot", *BOT_LEVEL_WORDS}
     | {f"{level}{bot}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
     | {f"{bot}{level}" for level in BOT_LEVEL_WORDS for bot in ("bot", "robot")}
