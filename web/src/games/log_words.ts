@@ -34,11 +34,11 @@ export function wordsContext(ctx: ViewContext, view: MatchView | null): WordsCon
 export type SayMove = (entry: LogEntry, ctx: WordsContext) => string;
 
 function sayer(messages: Messages, entry: LogEntry, ctx: WordsContext) {
-  const mine = entry.seat !== null && entry.seat === ctx.viewer;
+  const mine = entry.seat === ctx.viewer;
   return (key: string, params?: Record<string, string | number>): string => ctx.t(youKey(messages, key, mine), params);
 }
 
-/** Masker: `c4` -> "steps onto c4", `take 1` -> "takes Bea's mask", `stop`. */
+/** Masker: `c4` -> "steps onto c4", `take 1` -> "takes a cross from Bea", `stop` -> "stops". */
 export const sayMasker: SayMove = (entry, ctx) => {
   const say = sayer(maskerMessages, entry, ctx);
   if (entry.move === "stop") return say("log_stop");
