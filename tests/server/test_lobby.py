@@ -484,6 +484,32 @@ def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp
     support.run_async(scenario())
 
 
+def test_a_guest_join_written_after_its_session_ended_is_refused_and_frees_nothing(tmp_path: Any) -> None:
+    """A guest joins while logging in elsewhere: the log-in ends the guest's session, then moves
+    its seats.  A join checked before the session ended but written after it is refused (401
+    bad_session), in storage and in memory, so the seat is not left to the guest."""
+
+    from masques.server.errors import ServerError
+    from masques.server.matches import Player
+
+    async def scenario() -> None:
+        async with support.sqlite_registry(tmp_path) as registry:
+            guest = Player("p-guest", "Gus", "guest")
+            registry.storage.create_player(guest.id, guest.kind, guest.name)
+            registry.storage.create_auth_session("s-gus", guest.id, "csrf")
+            match = await registry.create("masker", {"players": 3}, ["human"] * 3)
+            registry.storage.end_auth_sessions(guest.id, only="s-gus")  # the log-in lands first
+            with pytest.raises(ServerError) as refused:
+                await registry.join(match, "Gus", 0, player=guest, session="s-gus")
+            assert (refused.value.status, refused.value.code) == (401, "bad_session")
+            assert [s.player_id for s in registry.storage.seats(match.id)] == [None, None, None]
+            assert not match.seats[0].taken and match.status == "open"
+            registry.storage.create_auth_session("s-gus-2", guest.id, "csrf")
+            assert (await registry.join(match, "Gus", 0, player=guest, session="s-gus-2"))[0] == 0
+
+    support.run_async(scenario())
+
+
 def test_a_rematch_made_as_a_guest_logs_in_seats_the_account(tmp_path: Any) -> None:
     """The last acceptance of a rematch, made as its guest logs in (the old seat goes to the
     account), gives the new match's seat to the account, not to the guest who is gone."""

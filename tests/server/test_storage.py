@@ -659,6 +659,39 @@ def test_on_postgresql_a_log_in_waits_for_a_rematch_that_seats_its_guest(
 
 
 @pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_guest_claims_a_seat_only_while_the_session_it_claims_in_lives(
+    tmp_path: Path, backend: str
+) -> None:
+    """A log-in ends the guest's session, then moves the seats it finds: a claim written after the
+    session ended is refused (SessionEndedError) and the seat stays free, so no seat is left to a
+    guest nobody can be any more."""
+    from masques.server.storage import NewMatch, NewSeat, SessionEndedError
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        storage.create_player("p-guest", "guest", "Gus")
+        storage.create_auth_session("s-live", "p-guest", "csrf-1")
+        storage.create_auth_session("s-ended", "p-guest", "csrf-2")
+        storage.end_auth_sessions("p-guest", only="s-ended")
+        seats = [NewSeat("human"), NewSeat("human"), NewSeat("human")]
+        storage.create_match(NewMatch("00000000000000c1", "masker", "1", {}, 5, seats))
+        with pytest.raises(SessionEndedError):
+            storage.claim_seat("00000000000000c1", 0, "Gus", "t-1", player_id="p-guest", session="s-ended")
+        assert [s.player_id for s in storage.seats("00000000000000c1")] == [None, None, None]
+        with pytest.raises(SessionEndedError):  # another player's live session is no cover either
+            storage.create_player("p-other", "guest", "Ola")
+            storage.claim_seat("00000000000000c1", 0, "Ola", "t-2", player_id="p-other", session="s-live")
+        assert storage.claim_seat("00000000000000c1", 1, "Gus", "t-3", player_id="p-guest", session="s-live")
+        assert not storage.claim_seat(  # a seat taken is still just taken
+            "00000000000000c1", 1, "Gus", "t-4", player_id="p-guest", session="s-live"
+        )
+        assert [s.player_id for s in storage.seats("00000000000000c1")] == [None, "p-guest", None]
+    finally:
+        storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_database_error_names_its_statement_but_not_its_values(tmp_path: Path, backend: str) -> None:
     """Errors are logged with their message: a failed write's values (a password's hash, a session's
     CSRF token, a seat token's hash) must not be in it, on either engine of the storage."""

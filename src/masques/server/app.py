@@ -520,8 +520,9 @@ def create_app(
         if player is None and not given:
             raise ServerError(400, "bad_request", "name: a name is needed to join without a session")
         name = player.name if player is not None and (player.kind == "account" or not given) else given
+        guest_session = signed.token_hash if signed is not None and signed.player.kind == "guest" else None
         seat, token = await registry.join(
-            match, name, body.seat, idempotency_key, player=player, invite=body.invite
+            match, name, body.seat, idempotency_key, player=player, invite=body.invite, session=guest_session
         )
         return {"match": match.id, "seat": seat, "token": token}
 

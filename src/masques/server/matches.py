@@ -61,6 +61,7 @@ from .storage import (
     NewMatch,
     NewSeat,
     SeatRow,
+    SessionEndedError,
     Storage,
     Turn,
     aware,
@@ -94,6 +95,7 @@ SIGNED_OUT_MESSAGE = (
     "this connection's session has ended, its account is disabled, or its password changed: log in"
 )
 """The close code of a connection whose session ended (a log-out, a new password, a disabled account)."""
+BAD_SESSION = "this session has ended or is not valid: log in again"
 ALLOWED_CACHE = 10_000
 ALLOWED_SECONDS = 2.0
 """How long a connection's session and its seat's account, once found good, stay so for its actions
@@ -1105,10 +1107,12 @@ class Registry:
         *,
         player: Player | None = None,
         invite: str | None = None,
+        session: str | None = None,
     ) -> tuple[int, str]:
         """A free human seat and its token; with a player, the seat is theirs (on any device).
         With an Idempotency-Key, a retry of a join that went through (its answer lost) gets the
-        same seat and the same token.  A private match needs its invite code."""
+        same seat and the same token.  A private match needs its invite code.  ``session``: the
+        hash of a guest's session, which must still live when the seat is written."""
         key_hash = hash_token(f"join-key/{join_key}") if join_key else None
         if match.rated and (player is None or player.kind != "account"):
             raise ServerError(
@@ -1142,13 +1146,22 @@ class Registry:
             token = match.join_token(join_key) if join_key and match.secret else secrets.token_urlsafe(32)
             player_id = None if player is None else player.id
             claim = partial(
-                self.storage.claim_seat, match.id, seat, name, token, key_hash, player_id=player_id
+                self.storage.claim_seat,
+                match.id,
+                seat,
+                name,
+                token,
+                key_hash,
+                player_id=player_id,
+                session=session,
             )
             try:
                 claimed = await self._write(claim)
             except AlreadySeatedError:  # a log-in handed them another seat here a moment ago
                 await self._catch_up(match)
                 raise ServerError(409, "already_seated", "you already hold a seat in this match") from None
+            except SessionEndedError:  # logged in (or out) while joining: the seat stays free
+                raise ServerError(401, "bad_session", BAD_SESSION) from None
             if not claimed:
                 await self._catch_up(match)  # taken, or the match expired, through another process
                 if match.status == "expired":

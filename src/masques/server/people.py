@@ -19,7 +19,7 @@ from . import accounts
 from .accounts import COOKIE, CSRF_HEADER, LoginGuard
 from .errors import ServerError
 from .limits import client_key
-from .matches import Player, Registry
+from .matches import BAD_SESSION, Player, Registry
 from .ratings import Skill
 from .schema import errors
 from .security import check_display_name, same_secret
@@ -90,7 +90,7 @@ async def signed_in(connection: HTTPConnection) -> SignedIn | None:
         storage.auth_session, digest, accounts.SESSION_IDLE_SECONDS, accounts.SESSION_TOUCH_SECONDS
     )
     if found is None:
-        raise ServerError(401, "bad_session", "this session has ended or is not valid: log in again")
+        raise ServerError(401, "bad_session", BAD_SESSION)
     session, player = found
     return SignedIn(_player(player), digest, session.csrf)
 
@@ -330,10 +330,12 @@ def router(guard: LoginGuard) -> APIRouter:
             if await asyncio.to_thread(storage.rehash_password, row.id, verified, rehashed):
                 verified = rehashed
         if signed is not None:
+            # The session ends before the seats move: a seat the guest claims meanwhile is either
+            # written in time to be moved, or refused (a claim needs its guest's session alive).
+            await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             if signed.player.kind == "guest" and signed.player.id != row.id:
                 moved = await asyncio.to_thread(storage.move_seats, signed.player.id, row.id, row.name)
                 await registry_of(request).reload_seats(moved)
-            await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         if not known:
             await remember_device(request, response, row.id)

@@ -49,7 +49,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -280,6 +280,17 @@ CLAIM_SEAT = (
         join_key=bindparam("new_join_key"),
         player_id=bindparam("new_player_id"),
     )
+)
+_AUTH_SESSIONS: Table = AuthSessionRow.__table__  # type: ignore[assignment]
+CLAIM_SEAT_IN_SESSION = CLAIM_SEAT.where(
+    # a guest's claim stands only while the session it was made with lives: a log-in that hands the
+    # guest's seats to an account ends that session first, then moves the seats it finds
+    select(_AUTH_SESSIONS.c.token_hash)
+    .where(
+        _AUTH_SESSIONS.c.token_hash == bindparam("the_session"),
+        _AUTH_SESSIONS.c.player_id == bindparam("new_player_id"),
+    )
+    .exists()
 )
 INSERT_LIVE_ACTIONS = text(
     "INSERT INTO actions (match_id, number, seat, action, created) SELECT :match_id, :number, :seat,"
@@ -712,26 +723,42 @@ class Storage:
         join_key: str | None = None,
         *,
         player_id: str | None = None,
+        session: str | None = None,
     ) -> bool:
         """Give a free human seat to a player; False if it was taken meanwhile (NoResultFound if
         the match has no such seat; AlreadySeatedError if the player holds another seat of it, just
         handed to them by a log-in).  One guarded UPDATE: a join of every seat of every new match
-        would otherwise read the row, lock it and write it through the ORM."""
+        would otherwise read the row, lock it and write it through the ORM.
+
+        ``session``: the hash of the guest session the claim is made in; SessionEndedError if it
+        ended meanwhile (a log-in moved the guest's seats to an account: a seat claimed after that
+        would stay with a guest nobody can be any more)."""
+        values = {
+            "the_match": match_id,
+            "the_seat": seat,
+            "new_name": name,
+            "new_token_hash": hash_token(token),
+            "new_join_key": join_key,
+            "new_player_id": player_id,
+        }
         try:
             with self.engine.begin() as connection:
-                claimed = connection.execute(
-                    CLAIM_SEAT,
-                    {
-                        "the_match": match_id,
-                        "the_seat": seat,
-                        "new_name": name,
-                        "new_token_hash": hash_token(token),
-                        "new_join_key": join_key,
-                        "new_player_id": player_id,
-                    },
-                ).rowcount
+                if session is not None:
+                    _lock_players(connection, [player_id])  # a log-in moving this guest's seats waits
+                    values["the_session"] = session
+                claim = CLAIM_SEAT if session is None else CLAIM_SEAT_IN_SESSION
+                claimed = connection.execute(claim, values).rowcount
                 if claimed:
                     return True
+                if (
+                    session is not None
+                    and not connection.execute(
+                        select(_AUTH_SESSIONS.c.token_hash).where(
+                            _AUTH_SESSIONS.c.token_hash == session, _AUTH_SESSIONS.c.player_id == player_id
+                        )
+                    ).first()
+                ):
+                    raise SessionEndedError(f"session of player {player_id} ended before the claim")
                 connection.execute(
                     select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
                 ).one()  # NoResultFound: no such seat
@@ -1450,6 +1477,10 @@ class AlreadySeatedError(RuntimeError):
     """A player would hold two seats of one match."""
 
 
+class SessionEndedError(RuntimeError):
+    """A guest's session ended before a seat was claimed in it."""
+
+
 class MatchEndedError(RuntimeError):
     """A match's last move came after the match had ended (another process ended it first)."""
 
@@ -1532,12 +1563,13 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _lock_players(s: Session, player_ids: Iterable[str | None]) -> None:
+def _lock_players(s: Session | Connection, player_ids: Iterable[str | None]) -> None:
     """Hold these players' seat locks until the transaction ends (PostgreSQL; SQLite runs one write
     at a time already).  A log-in that hands a guest's seats to an account and a rematch that seats
     that guest take turns: without it, a log-in whose read of the guest's seats ran before the
     rematch committed left the new seat to the guest, whose session had ended."""
-    if s.get_bind().dialect.name != "postgresql":
+    dialect = s.dialect if isinstance(s, Connection) else s.get_bind().dialect
+    if dialect.name != "postgresql":
         return
     for key in sorted({_player_lock_key(p) for p in player_ids if p}):
         s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
