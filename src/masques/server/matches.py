@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import collections
-import concurrent.futures
 import contextlib
 import json
 import logging
@@ -625,7 +624,7 @@ class GroupCommit:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self._ready = threading.Condition()
-        self._moves: list[tuple[Append, concurrent.futures.Future[None]]] = []
+        self._moves: list[tuple[Append, asyncio.Future[None]]] = []
         self._urgent: collections.deque[_Write] = collections.deque()
         self._writes: collections.deque[_Write] = collections.deque()
         self._closed = False
@@ -641,15 +640,15 @@ class GroupCommit:
     async def run(self, write: Callable[[], T], *, urgent: bool = False) -> T:
         """Run a write on this thread: ``urgent`` ones (a match's last move, with its result and
         ratings) before the others, and both after the moves waiting."""
-        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._put(self._urgent if urgent else self._writes, (write, done))
-        return await asyncio.wrap_future(done)
+        return await done
 
     async def append(self, move: Append) -> None:
         """Return once ``move`` is committed; IntegrityError if its version was taken."""
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._put(self._moves, (move, done))
-        await asyncio.wrap_future(done)
+        await done
 
     def _put(self, queue: Any, item: Any) -> None:
         with self._ready:
@@ -664,7 +663,7 @@ class GroupCommit:
             with self._ready:
                 while not (self._moves or self._urgent or self._writes or self._closed):
                     self._ready.wait()
-                batch: list[tuple[Append, concurrent.futures.Future[None]]] = []
+                batch: list[tuple[Append, asyncio.Future[None]]] = []
                 job: _Write | None = None
                 others = self._urgent or self._writes
                 if self._moves and not (moved and others):
@@ -679,10 +678,14 @@ class GroupCommit:
             else:
                 self._write_moves(batch)
 
-    def _write_moves(self, batch: list[tuple[Append, concurrent.futures.Future[None]]]) -> None:
-        batch = [(move, done) for move, done in batch if done.set_running_or_notify_cancel()]
+    def _write_moves(self, batch: list[tuple[Append, asyncio.Future[None]]]) -> None:
+        """Commit a batch, then settle its waiters in one call on their loop: one wake-up of the
+        event loop for the whole batch, not one per move.  A waiter cancelled before the batch was
+        taken (its server stopping) has its move left out."""
+        batch = [(move, done) for move, done in batch if not done.cancelled()]
         if not batch:
             return
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         try:
             self.storage.append_actions([move for move, _ in batch])
         except (IntegrityError, MatchEndedError, OperationalError):  # a version taken, a match ended: which?
@@ -690,29 +693,48 @@ class GroupCommit:
                 try:
                     self.storage.append_actions([move])
                 except BaseException as exc:
-                    done.set_exception(exc)
+                    outcomes.append((done, None, exc))
                 else:
-                    done.set_result(None)
+                    outcomes.append((done, None, None))
         except BaseException as exc:
-            for _, done in batch:
-                done.set_exception(exc)
+            outcomes = [(done, None, exc) for _, done in batch]
         else:
-            for _, done in batch:
-                done.set_result(None)
+            outcomes = [(done, None, None) for _, done in batch]
+        _settle_soon(outcomes)
 
 
-_Write = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
+_Write = tuple[Callable[[], Any], "asyncio.Future[Any]"]
 
 
-def _run_write(write: Callable[[], Any], done: concurrent.futures.Future[Any]) -> None:
-    if not done.set_running_or_notify_cancel():
+def _run_write(write: Callable[[], Any], done: asyncio.Future[Any]) -> None:
+    if done.cancelled():
         return
     try:
         result = write()
     except BaseException as exc:
-        done.set_exception(exc)
+        _settle_soon([(done, None, exc)])
     else:
-        done.set_result(result)
+        _settle_soon([(done, result, None)])
+
+
+def _settle_soon(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    """From the writer thread: hand each waiter its result or error on its event loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
+    for outcome in outcomes:
+        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
+    for loop, theirs in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # a loop closed: nobody waits on it any more
+            loop.call_soon_threadsafe(_settle, theirs)
+
+
+def _settle(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for done, result, error in outcomes:
+        if done.done():  # cancelled meanwhile
+            continue
+        if error is None:
+            done.set_result(result)
+        else:
+            done.set_exception(error)
 
 
 class Registry:
