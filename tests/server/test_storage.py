@@ -420,6 +420,32 @@ def test_a_last_move_ends_its_match_in_the_same_transaction(
 
 
 @pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_last_move_at_a_version_taken_elsewhere_ends_nothing(tmp_path: Path, backend: str) -> None:
+    """Another process wrote this version first: the last move fails as a whole, so the match is
+    still running, with its clock and seat to move, and its log holds the other process's move."""
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.storage import Append, NewMatch, NewSeat, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        seats = [NewSeat("human", "Ann"), NewSeat("human", "Bob")]
+        storage.create_match(NewMatch("00000000000000ac", "masker", "1", {}, 5, seats, status="running"))
+        storage.append_actions([Append("00000000000000ac", 0, 1, 7, Turn(0, {"kind": "x"}, 12.5))])
+        end = {"reason": "played", "seats": [1], "winners": [0]}
+        with pytest.raises(IntegrityError):
+            storage.append_action("00000000000000ac", 0, 0, 3, "finished", end=end, turn=Turn(None))
+        row = storage.match("00000000000000ac")
+        assert row is not None
+        assert (row.status, row.end, row.finished) == ("running", None, None)
+        assert (row.clock, row.deadline, row.to_move) == ({"kind": "x"}, 12.5, 0)
+        assert storage.log("00000000000000ac") == [(1, 7)]  # (seat, action)
+    finally:
+        storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_batch_of_moves_sets_each_matchs_turn_and_a_taken_version_fails_the_whole_batch(
     tmp_path: Path, backend: str
 ) -> None:

@@ -13,6 +13,7 @@ several processes share matches only through PostgreSQL (and Redis).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -43,6 +44,7 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    insert,
     or_,
     select,
     text,
@@ -308,6 +310,43 @@ SET_TURN = (
 )
 
 
+START_MATCH = (
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("the_match"), _MATCHES.c.status == "open")
+    .values(
+        status="running",
+        clock=bindparam("new_clock"),
+        deadline=bindparam("new_deadline"),
+        to_move=bindparam("new_to_move"),
+    )
+)
+INSERT_ACTION = insert(_ACTIONS)
+INSERT_MATCH = insert(_MATCHES)
+INSERT_SEAT = insert(_SEATS)
+
+
+@functools.cache
+def _end_unrated(with_turn: bool, with_end: bool) -> Any:
+    """SQLite: the UPDATE that ends a match that has not ended and is not rated (see
+    ``Storage._end_unrated_sqlite``), built once for each shape of last move."""
+    values: dict[str, Any] = {"status": bindparam("new_status")}
+    if with_turn:
+        values.update(
+            clock=bindparam("new_clock"), deadline=bindparam("new_deadline"), to_move=bindparam("new_to_move")
+        )
+    if with_end:
+        values.update(end=bindparam("new_end"), finished=bindparam("new_finished"), deadline=None)
+    return (
+        update(_MATCHES)
+        .where(
+            _MATCHES.c.id == bindparam("the_match"),
+            _MATCHES.c.status.not_in(ENDED),
+            _MATCHES.c.rated.is_(False),
+        )
+        .values(**values)
+    )
+
+
 def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any]:
     """Run one statement in autocommit; the rows it returns.  A connection found dropped (the
     database restarted) is replaced and the statement sent again once: it had not run."""
@@ -422,42 +461,50 @@ class NewMatch:
 
 
 def _add_match(s: Session, spec: NewMatch) -> None:
-    legacy = spec.chance == 1 and 0 <= spec.seed < 2**31
-    s.add(
-        MatchRow(
-            id=spec.match_id,
-            game=spec.game,
-            rules_version=spec.rules_version,
-            options=spec.options,
-            seed=spec.seed if legacy else 0,
-            game_seed=None if legacy else str(spec.seed),
-            status=spec.status,
-            rematch_of=spec.rematch_of,
-            turn_seconds=spec.turn_seconds,
-            secret=spec.secret,
-            chance=spec.chance,
-            seeded=spec.seeded,
-            owner=spec.owner,
-            private=spec.private,
-            created=spec.created,
-            rated=spec.rated,
-            clock=spec.clock,
-            deadline=spec.deadline,
-            to_move=spec.to_move,
-        )
-    )
+    s.add(MatchRow(**_match_values(spec)))
     s.flush()  # the match row before its seats (PostgreSQL checks the foreign key at once)
-    for number, seat in enumerate(spec.seats):
-        s.add(
-            SeatRow(
-                match_id=spec.match_id,
-                seat=number,
-                kind=seat.kind,
-                name=seat.name,
-                token_hash=seat.token_hash,
-                player_id=seat.player_id,
-            )
-        )
+    for values in _seat_values(spec):
+        s.add(SeatRow(**values))
+
+
+def _match_values(spec: NewMatch) -> dict[str, Any]:
+    """A new match's row (its columns set here; the others take their defaults)."""
+    legacy = spec.chance == 1 and 0 <= spec.seed < 2**31
+    return {
+        "id": spec.match_id,
+        "game": spec.game,
+        "rules_version": spec.rules_version,
+        "options": spec.options,
+        "seed": spec.seed if legacy else 0,
+        "game_seed": None if legacy else str(spec.seed),
+        "status": spec.status,
+        "rematch_of": spec.rematch_of,
+        "turn_seconds": spec.turn_seconds,
+        "secret": spec.secret,
+        "chance": spec.chance,
+        "seeded": spec.seeded,
+        "owner": spec.owner,
+        "private": spec.private,
+        "created": spec.created,
+        "rated": spec.rated,
+        "clock": spec.clock,
+        "deadline": spec.deadline,
+        "to_move": spec.to_move,
+    }
+
+
+def _seat_values(spec: NewMatch) -> list[dict[str, Any]]:
+    return [
+        {
+            "match_id": spec.match_id,
+            "seat": number,
+            "kind": seat.kind,
+            "name": seat.name,
+            "token_hash": seat.token_hash,
+            "player_id": seat.player_id,
+        }
+        for number, seat in enumerate(spec.seats)
+    ]
 
 
 def _rate(s: Session, row: MatchRow, ranks: Sequence[float], at: datetime) -> list[Any]:
@@ -628,8 +675,11 @@ class Storage:
 
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, spec: NewMatch) -> None:
-        with self.session() as s:
-            _add_match(s, spec)
+        """Every table's next game makes one: two statements, without the ORM's unit of work."""
+        with self.engine.begin() as connection:
+            connection.execute(INSERT_MATCH, _match_values(spec))
+            if spec.seats:
+                connection.execute(INSERT_SEAT, _seat_values(spec))
 
     def match(self, match_id: str) -> MatchRow | None:
         with self.session() as s:
@@ -789,13 +839,10 @@ class Storage:
     def start_match(self, match_id: str, turn: Turn) -> bool:
         """The match's seats are all taken: it runs, and its clock starts.  False if it was no longer
         open (expired meanwhile, by another process)."""
-        with self.session() as s:
-            started = s.execute(
-                update(MatchRow)
-                .where(MatchRow.id == match_id, MatchRow.status == "open")
-                .values(status="running", clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
-            )
-            return bool(started.rowcount)  # type: ignore[attr-defined]
+        values = {"the_match": match_id, "new_clock": turn.clock, "new_deadline": turn.deadline}
+        with self.engine.begin() as connection:
+            started = connection.execute(START_MATCH, {**values, "new_to_move": turn.to_move})
+            return bool(started.rowcount)
 
     def set_turn_deadline(self, match_id: str, deadline: float, version: int) -> float | None:
         """Store a per-turn clock's deadline for the turn at ``version`` unless one is stored already
@@ -845,6 +892,10 @@ class Storage:
             return None
         if self._moves_engine is not None and self._end_unrated_at_once(
             self._moves_engine, Append(match_id, number, seat, action, turn), status, end, at or _now()
+        ):
+            return None
+        if self._moves_engine is None and self._end_unrated_sqlite(
+            Append(match_id, number, seat, action, turn), status, end, at or _now()
         ):
             return None
         with self.session() as s:
@@ -946,6 +997,32 @@ class Storage:
             "finished": at,
         }
         return bool(_one_statement(engine, END_UNRATED_POSTGRES, params))
+
+    def _end_unrated_sqlite(
+        self, move: Append, status: str, end: dict[str, Any] | None, at: datetime
+    ) -> bool:
+        """SQLite: a match's last move and its end in two statements, if the match is not rated and
+        has not ended (True); otherwise nothing is written (False), for the ORM's path, which rates
+        the match or refuses the move.  SQLite runs one write at a time, so nothing comes between."""
+        turn = move.turn
+        values: dict[str, Any] = {"the_match": move.match_id, "new_status": status}
+        if turn is not None:
+            values.update(new_clock=turn.clock, new_deadline=turn.deadline, new_to_move=turn.to_move)
+        if end is not None:
+            values.update(new_end=end, new_finished=at)
+        action = {
+            "match_id": move.match_id,
+            "number": move.number,
+            "seat": move.seat,
+            "action": move.action,
+            "created": at,
+        }
+        with self.engine.begin() as connection:
+            ended = connection.execute(_end_unrated(turn is not None, end is not None), values)
+            if not ended.rowcount:
+                return False
+            connection.execute(INSERT_ACTION, action)
+        return True
 
     def end_match(
         self,
