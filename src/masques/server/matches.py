@@ -1977,6 +1977,12 @@ class Registry:
 
     # -- bots and clocks ----------------------------------------------------------------------
     def _schedule_bots(self, match: LiveMatch) -> None:
+        """Start the bots' turns (and a per-turn clock's start) unless nothing is theirs to do: a
+        person to move in a match without a per-turn clock, as after most people's moves."""
+        if match.status != "running" or match.state.is_terminal():
+            return
+        if match.seats[match.state.current_player].kind == HUMAN and not match.turn_seconds:
+            return
         if match.bot_task is None or match.bot_task.done():
             match.bot_task = asyncio.get_running_loop().create_task(self._bots_forever(match))
 
