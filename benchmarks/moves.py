@@ -19,15 +19,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import checkouts
 
 PLAYERS = 4
 
@@ -96,51 +95,28 @@ async def play(folder: Path, tables: int, moves: int) -> dict[str, float]:
         storage.dispose()
 
 
-def run_checkout(checkout: str | None, tables: int, moves: int) -> dict[str, float]:
-    env = dict(os.environ)
-    if checkout:
-        env["PYTHONPATH"] = str(Path(checkout) / "src")
-    done = subprocess.run(
-        [sys.executable, __file__, "--worker", "--tables", str(tables), "--moves", str(moves)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{checkout or 'installed'}: {done.stderr.strip()[-2000:]}")
-    figures: dict[str, float] = json.loads(done.stdout)
-    return figures
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=20, help="tables playing at once (default 20)")
     parser.add_argument("--moves", type=int, default=10_000, help="moves timed per round (default 10,000)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--src", action="append", default=[], help="a checkout to measure (repeatable)")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    checkouts.add_options(parser)
     args = parser.parse_args()
     tables, moves = max(1, args.tables), max(1, args.moves)
     if args.worker:
         with tempfile.TemporaryDirectory(prefix="masques-moves-") as folder:
             print(json.dumps(asyncio.run(play(Path(folder), tables, moves))))
         return
-    checkouts: list[str | None] = list(args.src) or [None]
-    rounds: dict[str | None, list[dict[str, float]]] = {c: [] for c in checkouts}
-    for number in range(args.rounds):
-        for checkout in checkouts:
-            rounds[checkout].append(run_checkout(checkout, tables, moves))
-            print(f"round {number + 1}/{args.rounds}: {checkout or 'installed'} done", file=sys.stderr)
+    rounds = checkouts.in_turn(
+        __file__, args.src, args.rounds, ["--tables", str(tables), "--moves", str(moves)]
+    )
     table: dict[str, dict[str, Any]] = {
-        checkout or "installed": {
-            "cpu_ms_per_move": statistics.median(r["cpu_ms_per_move"] for r in rounds[checkout]),
-            "best_cpu_ms_per_move": min(r["cpu_ms_per_move"] for r in rounds[checkout]),
-            "wall_ms_per_move": statistics.median(r["wall_ms_per_move"] for r in rounds[checkout]),
-            "rounds_cpu_ms": [round(r["cpu_ms_per_move"], 4) for r in rounds[checkout]],
+        name: {
+            "cpu_ms_per_move": statistics.median(r["cpu_ms_per_move"] for r in figures),
+            "best_cpu_ms_per_move": min(r["cpu_ms_per_move"] for r in figures),
+            "wall_ms_per_move": statistics.median(r["wall_ms_per_move"] for r in figures),
+            "rounds_cpu_ms": [round(r["cpu_ms_per_move"], 4) for r in figures],
         }
-        for checkout in checkouts
+        for name, figures in rounds.items()
     }
     if args.json:
         print(json.dumps(table, indent=2))

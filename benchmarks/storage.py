@@ -18,12 +18,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import checkouts
 
 PLAYERS = 4
 MOVES = 36  # about a 4-player Masker game's
@@ -78,34 +78,23 @@ def measure(database: str, games: int, batch: int) -> dict[str, list[float]]:
     return spent
 
 
-def run_checkout(checkout: str | None, database: str | None, games: int, batch: int) -> dict[str, Any]:
-    """One round in a process of its own, importing ``checkout``'s source (or the installed one)."""
-    env = dict(os.environ)
-    if checkout:
-        env["PYTHONPATH"] = str(Path(checkout) / "src")
-    with tempfile.TemporaryDirectory(prefix="masques-storage-") as folder:
-        url = database or f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
-        done = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--worker",
-                "--database",
-                url,
-                "--games",
-                str(games),
-                "--batch",
-                str(batch),
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    if done.returncode != 0:
-        raise SystemExit(f"{checkout or 'installed'}: {done.stderr.strip()[-2000:]}")
-    figures: dict[str, Any] = json.loads(done.stdout)
-    return figures
+def worker(database: str | None, games: int, batch: int) -> dict[str, float]:
+    """One round: the mean of each kind, on a fresh SQLite file or a clean PostgreSQL schema."""
+    if database is None:
+        with tempfile.TemporaryDirectory(prefix="masques-storage-") as folder:
+            spent = measure(f"sqlite:///{Path(folder) / 'bench.sqlite3'}", games, batch)
+    else:
+        from sqlalchemy import text
+
+        from masques.server.storage import Storage
+
+        if database.startswith("postgresql"):
+            storage = Storage(database)
+            with storage.engine.begin() as connection:
+                connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            storage.dispose()
+        spent = measure(database, games, batch)
+    return {kind: statistics.fmean(values) for kind, values in spent.items()}
 
 
 def main() -> None:
@@ -113,37 +102,22 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="games per round (default 200)")
     parser.add_argument("--batch", type=int, default=6, help="tables whose moves share a commit (6)")
     parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: a fresh SQLite file)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--src", action="append", default=[], help="a checkout to measure (repeatable)")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    checkouts.add_options(parser)
     args = parser.parse_args()
     games = max(1, args.games // max(1, args.batch))
     if args.worker:
-        from masques.server.storage import Storage
-
-        if args.database.startswith("postgresql"):  # a clean schema each round
-            from sqlalchemy import text
-
-            storage = Storage(args.database)
-            with storage.engine.begin() as connection:
-                connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-            storage.dispose()
-        spent = measure(args.database, games, args.batch)
-        print(json.dumps({kind: statistics.fmean(values) for kind, values in spent.items()}))
+        print(json.dumps(worker(args.database, games, args.batch)))
         return
-    checkouts: list[str | None] = list(args.src) or [None]
-    rounds: dict[str | None, list[dict[str, float]]] = {c: [] for c in checkouts}
-    for number in range(args.rounds):
-        for checkout in checkouts:
-            rounds[checkout].append(run_checkout(checkout, args.database, games, args.batch))
-            print(f"round {number + 1}/{args.rounds}: {checkout or 'installed'} done", file=sys.stderr)
+    worker_args = ["--games", str(args.games), "--batch", str(args.batch)]
+    if args.database:
+        worker_args += ["--database", args.database]
+    rounds = checkouts.in_turn(__file__, args.src, args.rounds, worker_args)
     per_write = {"create": 1, "claim": PLAYERS, "start": 1, "moves": (MOVES - 1) / args.batch, "last move": 1}
     table: dict[str, Any] = {}
-    for checkout in checkouts:
-        medians = {k: 1000 * statistics.median(r[k] for r in rounds[checkout]) for k in rounds[checkout][0]}
+    for name, figures in rounds.items():
+        medians = {k: 1000 * statistics.median(r[k] for r in figures) for k in figures[0]}
         medians["game cpu"] = sum(medians[f"{kind} cpu"] * count for kind, count in per_write.items())
-        table[checkout or "installed"] = medians
+        table[name] = medians
     if args.json:
         print(json.dumps(table, indent=2))
         return
