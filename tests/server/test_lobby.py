@@ -485,7 +485,7 @@ def test_a_join_meeting_a_log_in_that_just_seated_the_same_player_is_refused(tmp
 
 
 def test_a_guest_join_written_after_its_session_ended_is_refused_and_frees_nothing(tmp_path: Any) -> None:
-    """A guest joins while logging in elsewhere: the log-in ends the guest's session, then moves
+    """A guest joins while logging in elsewhere: the log-in ends the guest's session as it moves
     its seats.  A join checked before the session ended but written after it is refused (401
     bad_session), in storage and in memory, so the seat is not left to the guest."""
 
@@ -496,9 +496,12 @@ def test_a_guest_join_written_after_its_session_ended_is_refused_and_frees_nothi
         async with support.sqlite_registry(tmp_path) as registry:
             guest = Player("p-guest", "Gus", "guest")
             registry.storage.create_player(guest.id, guest.kind, guest.name)
+            registry.storage.create_player("p-acct", "account", "gus")
             registry.storage.create_auth_session("s-gus", guest.id, "csrf")
             match = await registry.create("masker", {"players": 3}, ["human"] * 3)
-            registry.storage.end_auth_sessions(guest.id, only="s-gus")  # the log-in lands first
+            registry.storage.move_seats(
+                guest.id, "p-acct", "gus", end_session="s-gus"
+            )  # the log-in lands first
             with pytest.raises(ServerError) as refused:
                 await registry.join(match, "Gus", 0, player=guest, session="s-gus")
             assert (refused.value.status, refused.value.code) == (401, "bad_session")

@@ -718,6 +718,38 @@ def test_a_guest_claims_a_seat_only_while_the_session_it_claims_in_lives(
 
 
 @pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_log_in_ends_the_guests_session_in_the_transaction_that_moves_its_seats(
+    tmp_path: Path, backend: str
+) -> None:
+    """The guest's session ends with the move of its seats: a move that fails (here: an account
+    that does not exist) leaves the session as it was, so the log-in can be tried again and still
+    find the guest's seats; one that succeeds ends it, and no other session of the guest."""
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.storage import NewMatch, NewSeat
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        storage.create_player("p-guest", "guest", "Gus")
+        storage.create_player("p-acct", "account", "gus")
+        for session in ("s-here", "s-elsewhere"):
+            storage.create_auth_session(session, "p-guest", "csrf")
+        seats = [NewSeat("human", "Gus", "h-gus", "p-guest"), NewSeat("human")]
+        storage.create_match(NewMatch("00000000000000d1", "masker", "1", {}, 5, seats))
+        with pytest.raises(IntegrityError):
+            storage.move_seats("p-guest", "p-nobody", "nobody", end_session="s-here")
+        assert storage.auth_session("s-here", 3600, 3600) is not None
+        assert [s.player_id for s in storage.seats("00000000000000d1")] == ["p-guest", None]
+        assert storage.move_seats("p-guest", "p-acct", "gus", end_session="s-here") == ["00000000000000d1"]
+        assert storage.auth_session("s-here", 3600, 3600) is None
+        assert storage.auth_session("s-elsewhere", 3600, 3600) is not None
+        assert [s.player_id for s in storage.seats("00000000000000d1")] == ["p-acct", None]
+    finally:
+        storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_database_error_names_its_statement_but_not_its_values(tmp_path: Path, backend: str) -> None:
     """Errors are logged with their message: a failed write's values (a password's hash, a session's
     CSRF token, a seat token's hash) must not be in it, on either engine of the storage."""

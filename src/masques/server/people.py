@@ -330,12 +330,15 @@ def router(guard: LoginGuard) -> APIRouter:
             if await asyncio.to_thread(storage.rehash_password, row.id, verified, rehashed):
                 verified = rehashed
         if signed is not None:
-            # The session ends before the seats move: a seat the guest claims meanwhile is either
-            # written in time to be moved, or refused (a claim needs its guest's session alive).
-            await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             if signed.player.kind == "guest" and signed.player.id != row.id:
-                moved = await asyncio.to_thread(storage.move_seats, signed.player.id, row.id, row.name)
+                # One transaction ends the guest's session and moves its seats: a seat the guest
+                # claims meanwhile is moved or refused, and a move that fails keeps the session.
+                moved = await asyncio.to_thread(
+                    storage.move_seats, signed.player.id, row.id, row.name, end_session=signed.token_hash
+                )
                 await registry_of(request).reload_seats(moved)
+            else:
+                await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         if not known:
             await remember_device(request, response, row.id)

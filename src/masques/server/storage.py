@@ -42,6 +42,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -286,7 +287,7 @@ CLAIM_SEAT = (
 _AUTH_SESSIONS: Table = AuthSessionRow.__table__  # type: ignore[assignment]
 CLAIM_SEAT_IN_SESSION = CLAIM_SEAT.where(
     # a guest's claim stands only while the session it was made with lives: a log-in that hands the
-    # guest's seats to an account ends that session first, then moves the seats it finds
+    # guest's seats to an account ends that session in the transaction that moves them
     select(_AUTH_SESSIONS.c.token_hash)
     .where(
         _AUTH_SESSIONS.c.token_hash == bindparam("the_session"),
@@ -781,8 +782,8 @@ class Storage:
         would otherwise read the row, lock it and write it through the ORM.
 
         ``session``: the hash of the guest session the claim is made in; SessionEndedError if it
-        ended meanwhile (a log-in moved the guest's seats to an account: a seat claimed after that
-        would stay with a guest nobody can be any more)."""
+        ended meanwhile (a log-in moved the guest's seats to an account and ended it: a seat
+        claimed after that would stay with a guest nobody can be any more)."""
         values = {
             "the_match": match_id,
             "the_seat": seat,
@@ -1209,14 +1210,27 @@ class Storage:
             if row is not None and row.kind == "guest":
                 row.name = name
 
-    def move_seats(self, from_player: str, to_player: str, name: str) -> list[str]:
+    def move_seats(
+        self, from_player: str, to_player: str, name: str, *, end_session: str | None = None
+    ) -> list[str]:
         """Hand a guest's seats to the account it logged in to; the matches concerned.  A match
         where the account holds a seat already keeps the guest's as it is (one player, one seat:
-        the guest's seat token still plays it)."""
+        the guest's seat token still plays it).
+
+        ``end_session``: the guest's session (its hash), ended in the same transaction: a seat the
+        guest claims meanwhile is either written first and moved, or refused (a guest's claim needs
+        its session, see :meth:`claim_seat`); a move that fails leaves the session too."""
         for attempt in range(3):
             try:
                 with self.session() as s:
-                    _lock_players(s, [from_player])  # a rematch seating the guest commits first
+                    _lock_players(s, [from_player])  # a rematch or a guest's claim commits first
+                    if end_session is not None:
+                        s.execute(
+                            delete(AuthSessionRow).where(
+                                AuthSessionRow.token_hash == end_session,
+                                AuthSessionRow.player_id == from_player,
+                            )
+                        )
                     held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
                     moved = list(
                         s.scalars(
