@@ -285,16 +285,13 @@ CLAIM_SEAT = (
     )
 )
 _AUTH_SESSIONS: Table = AuthSessionRow.__table__  # type: ignore[assignment]
-CLAIM_SEAT_IN_SESSION = CLAIM_SEAT.where(
-    # a guest's claim stands only while the session it was made with lives: a log-in that hands the
-    # guest's seats to an account ends that session in the transaction that moves them
-    select(_AUTH_SESSIONS.c.token_hash)
-    .where(
-        _AUTH_SESSIONS.c.token_hash == bindparam("the_session"),
-        _AUTH_SESSIONS.c.player_id == bindparam("new_player_id"),
-    )
-    .exists()
+GUEST_SESSION = select(_AUTH_SESSIONS.c.token_hash).where(
+    _AUTH_SESSIONS.c.token_hash == bindparam("the_session"),
+    _AUTH_SESSIONS.c.player_id == bindparam("new_player_id"),
 )
+"""The session a guest's claim is made in, while it lives: a log-in that hands the guest's seats
+to an account ends that session in the transaction that moves them."""
+CLAIM_SEAT_IN_SESSION = CLAIM_SEAT.where(GUEST_SESSION.exists())
 INSERT_LIVE_ACTIONS = text(
     "INSERT INTO actions (match_id, number, seat, action, created) SELECT :match_id, :number, :seat,"
     " CASE WHEN (SELECT status FROM matches WHERE id = :match_id) IN ('finished', 'expired') THEN NULL"
@@ -801,14 +798,7 @@ class Storage:
                 claimed = connection.execute(claim, values).rowcount
                 if claimed:
                     return True
-                if (
-                    session is not None
-                    and not connection.execute(
-                        select(_AUTH_SESSIONS.c.token_hash).where(
-                            _AUTH_SESSIONS.c.token_hash == session, _AUTH_SESSIONS.c.player_id == player_id
-                        )
-                    ).first()
-                ):
+                if session is not None and not connection.execute(GUEST_SESSION, values).first():
                     raise SessionEndedError(f"session of player {player_id} ended before the claim")
                 connection.execute(
                     select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
@@ -840,10 +830,14 @@ class Storage:
     def start_match(self, match_id: str, turn: Turn) -> bool:
         """The match's seats are all taken: it runs, and its clock starts.  False if it was no longer
         open (expired meanwhile, by another process)."""
-        values = {"the_match": match_id, "new_clock": turn.clock, "new_deadline": turn.deadline}
+        values = {
+            "the_match": match_id,
+            "new_clock": turn.clock,
+            "new_deadline": turn.deadline,
+            "new_to_move": turn.to_move,
+        }
         with self.engine.begin() as connection:
-            started = connection.execute(START_MATCH, {**values, "new_to_move": turn.to_move})
-            return bool(started.rowcount)
+            return bool(connection.execute(START_MATCH, values).rowcount)
 
     def set_turn_deadline(self, match_id: str, deadline: float, version: int) -> float | None:
         """Store a per-turn clock's deadline for the turn at ``version`` unless one is stored already
