@@ -740,11 +740,12 @@ def test_a_new_password_ends_the_accounts_seat_tokens(
             # another process changed it: the connection finds out at its next action
             version = support.summary(api, match_id)["version"]
             copied.send({"type": "action", "action": 0, "version": version})
-        # this process cleared the token: the seat is no longer the connection's (seat_changed);
-        # another process did: the connection's next action finds the token ended (signed_out)
-        code, close = ("seat_changed", 4409) if how == "new_password" else ("signed_out", 4401)
-        assert copied.recv_type("error")["code"] == code
-        assert copied.closed_code() == close
+        # this process cleared the token: the seat is no longer the connection's (seat_changed),
+        # unless the sweep of ended sessions and tokens (every 10 s) read the token ended between
+        # its write and this process's reading of the seats again (signed_out); another process
+        # did: the connection's next action finds the token ended (signed_out)
+        ended = {("signed_out", 4401)} | ({("seat_changed", 4409)} if how == "new_password" else set())
+        assert (copied.recv_type("error")["code"], copied.closed_code()) in ended
         version = support.summary(api, match_id)["version"]
 
         again = support.Conn(server.ws_url, match_id, token, 0)
