@@ -386,6 +386,10 @@ def test_secrets_that_are_not_ascii_are_refused_like_wrong_ones(server: Any, api
     ("method", "path", "content", "status", "code"),
     [
         ("GET", "/api/nothing-here", None, 404, "not_found"),
+        # a trailing slash: not found, not an empty redirect to the Host the request named
+        ("GET", "/api/matches/?status=open", None, 404, "not_found"),
+        ("POST", "/api/matches/", b'{"game": "masker"}', 404, "not_found"),
+        ("GET", "/api/games/", None, 404, "not_found"),
         ("DELETE", "/api/matches", None, 405, "method_not_allowed"),
         ("POST", "/api/matches", b'{"game": "masker", "seed": ' + b"9" * 5000 + b"}", 400, "bad_json"),
         ("POST", "/api/matches", b'{"game": "masker", "options": {"a": \xff}}', 400, "bad_json"),

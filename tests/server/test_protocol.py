@@ -4,7 +4,10 @@ read its upgrade request is let go once the WebSocket protocol has the connectio
 from __future__ import annotations
 
 import gc
+import json
+import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -60,9 +63,6 @@ def test_uvicorns_own_protocol_leaves_the_cycle_this_one_breaks(
 )
 def test_a_request_that_is_not_valid_http_gets_the_apis_json_error(tmp_path: Path, header: bytes) -> None:
     """The parser refuses it before the app runs; the answer still has the API's shape."""
-    import json
-    import socket
-
     server = support.ThreadServer(f"sqlite:///{tmp_path / 'db.sqlite3'}", bot_workers=1).start()
     try:
         host, port = server.base_url.removeprefix("http://").split(":")
@@ -80,3 +80,82 @@ def test_a_request_that_is_not_valid_http_gets_the_apis_json_error(tmp_path: Pat
             assert api.get("/healthz").status_code == 200
     finally:
         server.stop()
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    return answer
+
+
+@pytest.fixture
+def quick_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[support.ThreadServer]:
+    """A server whose requests must arrive whole within a second."""
+    monkeypatch.setattr(protocol, "REQUEST_SECONDS", 1.0)
+    server = support.ThreadServer(f"sqlite:///{tmp_path / 'db.sqlite3'}", bot_workers=1).start()
+    yield server
+    server.stop()
+
+
+def _address(server: support.ThreadServer) -> tuple[str, int]:
+    host, port = server.base_url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"GET /api/games HTTP/1.1\r\nHost: x\r\nX-Half: a",  # a head never finished
+        b"POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"game": "masker", ',  # a body shorter than it said
+    ],
+)
+def test_a_request_that_does_not_arrive_whole_in_time_gets_408_and_is_closed(
+    quick_server: support.ThreadServer, sent: bytes
+) -> None:
+    with socket.create_connection(_address(quick_server), timeout=30) as sock:
+        sock.sendall(sent)
+        started = time.monotonic()
+        answer = _read_all(sock)  # returns when the server closes the connection
+        waited = time.monotonic() - started
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 "), answer
+    assert json.loads(body)["code"] == "too_slow"
+    assert waited < 20, waited  # closed by the deadline, not by the read's own timeout
+    with httpx.Client(base_url=quick_server.base_url, timeout=30) as api:
+        assert api.get("/api/matches?status=all").json() == []  # the half request made nothing
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
+    quick_server: support.ThreadServer,
+) -> None:
+    with socket.create_connection(_address(quick_server), timeout=30) as sock:
+        assert _read_all(sock) == b""
+
+
+def test_a_body_cut_short_by_the_client_leaving_is_not_acted_on(quick_server: support.ThreadServer) -> None:
+    """The part that came is valid JSON, but it is not the body the request announced."""
+    with socket.create_connection(_address(quick_server), timeout=30) as sock:
+        body = b'{"game": "masker", "seats": [{"kind": "human"}, {"kind": "human"}]}'
+        sock.sendall(
+            b"POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body) + 10).encode() + b"\r\n\r\n" + body
+        )
+        time.sleep(0.3)  # the app has the part and waits for the rest
+    time.sleep(0.3)
+    with httpx.Client(base_url=quick_server.base_url, timeout=30) as api:
+        assert api.get("/api/matches?status=all").json() == []
+
+
+def test_the_deadline_leaves_websockets_and_whole_requests_alone(quick_server: support.ThreadServer) -> None:
+    with httpx.Client(base_url=quick_server.base_url, timeout=30) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        watcher = support.Conn(quick_server.ws_url, match_id)
+        first = watcher.first_state()
+        time.sleep(2.5)  # past the deadline, twice over
+        watcher.send({"type": "sync"})
+        again = watcher.recv_type("state")
+        assert again["version"] == first["version"]
+        watcher.close()
+        assert api.get("/healthz").status_code == 200

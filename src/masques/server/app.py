@@ -183,7 +183,7 @@ class BodyLimit:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                return  # the client left before its body was whole: nothing to answer, nothing done
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY:
@@ -290,7 +290,11 @@ def create_app(
         finally:
             owner.release()
 
-    app = FastAPI(title="Masques", version="1", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # A path with a trailing slash is not one of the API's: a JSON 404 like any unknown path, not
+    # an empty redirect built from the request's Host header.
+    app = FastAPI(
+        title="Masques", version="1", lifespan=lifespan, docs_url=None, redoc_url=None, redirect_slashes=False
+    )
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
     app.add_middleware(BodyLimit)

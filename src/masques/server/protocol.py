@@ -1,6 +1,12 @@
 """The HTTP protocol the server runs under uvicorn: uvicorn's own (httptools), except that a
-connection upgraded to a WebSocket lets go of its HTTP parser, and a request the parser refuses
-gets the API's JSON error rather than uvicorn's line of text.
+connection upgraded to a WebSocket lets go of its HTTP parser, a request the parser refuses
+gets the API's JSON error rather than uvicorn's line of text, and a request must be whole (its
+head and its body) within REQUEST_SECONDS of its first byte, or of the connection's opening.
+
+Without that deadline a client that sends half a request and waits holds its connection (and,
+with its body half read, the request's task) for as long as it likes: a few thousand such
+clients use up the process's file descriptors.  A proxy in front (nginx) has its own deadlines;
+the server run alone, as ``masques serve`` is out of the box, needs this one.
 
 The parser calls back into the protocol object and the protocol holds the parser.  When a connection
 closes, uvicorn breaks that cycle; when the WebSocket protocol takes a connection over, it does not,
@@ -13,22 +19,82 @@ from __future__ import annotations
 import asyncio
 import json
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+REQUEST_SECONDS = 30.0
+"""How long a request may take to arrive whole; nginx allows 60 s between two reads of a head or a
+body, and the API's requests are at most 64 KiB."""
 
 
 class UpgradeReleasingProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, which forgets its parser once the WebSocket protocol has the
-    connection (the parser's work is done: the request it parsed was the upgrade)."""
+    connection (the parser's work is done: the request it parsed was the upgrade), and closes a
+    connection whose request does not arrive in time."""
+
+    read_deadline: asyncio.TimerHandle | None = None
+    reading = False  # a request has begun and is not whole yet
+    cycle_before: RequestResponseCycle | None = None  # the request's cycle until its head is read
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()  # a connection that never sends a byte is closed as well
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.reading = True
+        self.cycle_before = self.cycle
+        if self.read_deadline is None:
+            self._arm()
+
+    def on_message_complete(self) -> None:
+        self.reading = False
+        self.cycle_before = None
+        self._disarm()
+        super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
+        self._disarm()  # the WebSocket protocol keeps its own time from here
         super().handle_websocket_upgrade()
         self.parser = None  # type: ignore[assignment]
+
+    def _arm(self) -> None:
+        self.read_deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self.read_deadline is not None:
+            self.read_deadline.cancel()
+            self.read_deadline = None
+
+    def _too_slow(self) -> None:
+        """The deadline passed with the request not whole: a 408 if it had begun and nothing has
+        been answered to it yet, then the connection closed.  A request whose body was still
+        coming sees its client gone, and what it would answer is dropped."""
+        self.read_deadline = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle if self.reading and self.cycle is not self.cycle_before else None
+        if self.reading and (cycle is None or not cycle.response_started):
+            message = f"the request did not arrive whole within {REQUEST_SECONDS:.0f} s"
+            self._write_refusal(b"408 Request Timeout", "too_slow", message)
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
         """A request that is not valid HTTP (a control character in a header, a negative length):
         refused in the API's shape, before any of the app runs, and the connection closed."""
-        body = json.dumps({"code": "bad_http", "message": MALFORMED}).encode()
-        head = [b"HTTP/1.1 400 Bad Request\r\n"]
+        self._write_refusal(b"400 Bad Request", "bad_http", MALFORMED)
+        self.transport.close()
+
+    def _write_refusal(self, status: bytes, code: str, message: str) -> None:
+        """An answer in the API's shape written straight to the connection (saying it will close)."""
+        body = json.dumps({"code": code, "message": message}).encode()
+        head = [b"HTTP/1.1 " + status + b"\r\n"]
         head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
         head += [
             b"content-type: application/json\r\n",
@@ -37,7 +103,6 @@ class UpgradeReleasingProtocol(HttpToolsProtocol):
             b"connection: close\r\n\r\n",
         ]
         self.transport.write(b"".join(head) + body)
-        self.transport.close()
 
 
 MALFORMED = "the request is not valid HTTP (a header with a character HTTP does not allow, or a bad length)"
