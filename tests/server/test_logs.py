@@ -187,3 +187,33 @@ def test_debug_logs_keep_no_websocket_frames_nor_raw_addresses(tmp_path: Any) ->
     for token in tokens.values():
         assert token not in text
     assert "TEXT '" not in text and ' - "WebSocket ' not in text
+
+
+def test_a_text_frame_that_is_not_utf8_is_a_warning_without_a_trace(tmp_path: Any) -> None:
+    """The connection is closed (1007) and nothing failed in the server: a client cannot write
+    errors with traces into the log at will."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    log = tmp_path / "serve.log"
+    server = support.ServerProcess(
+        f"sqlite:///{tmp_path / 'matches.db'}", support.free_port(), log, env={"MASQUES_LOG_FORMAT": "json"}
+    ).start()
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+            match_id_ = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        with connect(f"{server.ws_url}/ws/matches/{match_id_}", open_timeout=support.TIMEOUT) as ws:
+            ws.recv(timeout=support.TIMEOUT)  # the spectator's first state
+            ws.send(b'{"type": "chat", "text": "\xff\xfe"}', text=True)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=support.TIMEOUT)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+        time.sleep(0.3)
+    finally:
+        server.stop()
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines() if line.startswith("{")]
+    said = [line for line in lines if "UTF-8" in line["message"]]
+    assert [line["level"] for line in said] == ["warning"], said
+    assert not any("traceback" in line for line in said)
+    assert not any(line["level"] in ("error", "critical") for line in lines), lines

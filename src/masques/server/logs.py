@@ -106,6 +106,20 @@ class NoQueries(logging.Filter):
         return True
 
 
+class ClientFaults(logging.Filter):
+    """uvicorn logs a client's text frame that is not UTF-8 as a server error with its trace; the
+    connection is closed (1007) and the server is fine, so it is a warning, without the trace: a
+    client must not be able to fill the error log at will."""
+
+    LINES = frozenset({"Invalid UTF-8 sequence received from client."})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.WARNING and record.msg in self.LINES:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
 class Stamp(logging.Filter):
     """Writes the request and match ids on each record as it is made (a handler may format it later,
     out of the request's context)."""
@@ -134,6 +148,9 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    uvicorn_error = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, ClientFaults) for f in uvicorn_error.filters):
+        uvicorn_error.addFilter(ClientFaults())
     # At debug level uvicorn's WebSocket protocol writes every frame it receives and sends (seat
     # tokens in hellos, each seat's view): its own lines stop at info, whatever the level.
     for name in ("uvicorn.error", "websockets"):
