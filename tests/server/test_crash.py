@@ -172,3 +172,40 @@ def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_st
                 conn.close()
     finally:
         second.stop()
+
+
+def test_a_restart_takes_up_every_running_match_not_only_the_newest(tmp_path: Path) -> None:
+    """Each running match is loaded again after a restart, so that its bots play on and its absent
+    seats' grace runs: a match left out would wait for ever for someone to ask for it.  More
+    running matches than the lobby lists at once (200), the oldest first to be checked."""
+    import asyncio
+    import time
+
+    from masques.server.matches import Registry
+    from masques.server.storage import Storage
+
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        before = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        before._schedule_bots = lambda match: None  # type: ignore[method-assign]  # nothing moves
+        made = [(await before.create("masker", {"players": 2}, ["random", "random"])).id for _ in range(205)]
+        before.close()
+        after = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        await after.start()
+        try:
+            assert after._resumer is not None and await after._resumer == len(made)
+            assert set(made) <= set(after.matches)
+            oldest = after.matches[made[0]]
+            deadline = time.monotonic() + support.TIMEOUT
+            while oldest.version == 0:
+                assert time.monotonic() < deadline, "the oldest match's bots did not move"
+                await asyncio.sleep(0.05)
+        finally:
+            await after.stop()
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()

@@ -101,6 +101,8 @@ ALLOWED_SECONDS = 2.0
 (a log-out or a new password in this process ends its connections at once; the sweep finds the rest)."""
 SWEEP_SECONDS = 10.0
 """How often idle matches leave memory and presence is told to the other server processes."""
+RESUME_REPORT = 500
+"""A restart's progress is logged every so many running matches taken up."""
 PASSING_SECONDS = 5.0
 """A match another process plays, unused here this long, leaves memory at its next move."""
 EXPIRY_ROUNDS = 6
@@ -795,14 +797,17 @@ class Registry:
         ] = {}  # (session, seat's player, seat token): when checked
         self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
         self._sweeper: asyncio.Task[None] | None = None
+        self._resumer: asyncio.Task[int] | None = None
 
     async def start(self) -> None:
         if isinstance(self.bots.pool, RedisBotQueue):
             self.bots.pool.start()
         if self.fanout is not None:
             await self.fanout.start()
-        await self.resume_all()
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+        loop = asyncio.get_running_loop()
+        # In the background: the server answers meanwhile (a match asked for is loaded at once).
+        self._resumer = loop.create_task(self.resume_all())
+        self._sweeper = loop.create_task(self._sweep_forever())
 
     async def stop(self) -> None:
         if self.fanout is not None:
@@ -810,8 +815,9 @@ class Registry:
         self.close()
 
     def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._resumer, self._sweeper):
+            if task is not None:
+                task.cancel()
         for match in self.matches.values():
             for task in (match.bot_task, match.clock_task, match.presence_task):
                 if task is not None:
@@ -1083,11 +1089,26 @@ class Registry:
         kinds = self.storage.player_kinds([r.player_id for r in rows if r.player_id])
         return [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
 
-    async def resume_all(self) -> None:
-        """After a restart: reload running matches so their bots and clocks carry on."""
-        rows = await asyncio.to_thread(self.storage.matches, ("running",))
-        for row in rows:
-            await self.get(row.id)
+    async def resume_all(self) -> int:
+        """After a restart: reload every running match, newest first, so that its bots, clocks and
+        absent seats carry on (a match nobody asks for would otherwise wait for ever); how many
+        were taken up.  One that cannot be loaded (its rules are gone) does not keep the others
+        behind."""
+        ids = await asyncio.to_thread(self.storage.running_ids)
+        taken = 0
+        for done, match_id in enumerate(ids, 1):
+            try:
+                await self.get(match_id)
+                taken += 1
+            except ServerError as exc:
+                log.warning("match %s cannot be resumed: %s", match_id, exc.message)
+            except Exception:
+                log.exception("could not resume match %s", match_id)
+            if done % RESUME_REPORT == 0:
+                log.info("resumed %d of %d running matches", done, len(ids))
+        if ids:
+            log.info("resumed %d running matches", taken)
+        return taken
 
     async def listing(self, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
         """The lobby, from the database: a match in memory shows who is connected, the others none."""

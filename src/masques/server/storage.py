@@ -683,16 +683,6 @@ class Storage:
         with self.session() as s:
             return s.get(MatchRow, match_id)
 
-    def matches(self, statuses: tuple[str, ...]) -> list[MatchRow]:
-        with self.session() as s:
-            rows = s.scalars(
-                select(MatchRow)
-                .where(MatchRow.status.in_(statuses))
-                .order_by(MatchRow.created.desc())
-                .limit(200)
-            )
-            return list(rows)
-
     def listing(
         self, statuses: tuple[str, ...], limit: int = 200, *, ids: list[str] | None = None
     ) -> list[tuple[MatchRow, list[SeatRow], int]]:
@@ -1099,6 +1089,12 @@ class Storage:
                 for seat in s.scalars(held_seats):
                     seats[seat.match_id].append(seat)
             return [(r, seats[r.id]) for r in rows]
+
+    def running_ids(self) -> list[str]:
+        """Every running match, newest first (what a restart takes up again)."""
+        with self.session() as s:
+            query = select(MatchRow.id).where(MatchRow.status == "running").order_by(MatchRow.created.desc())
+            return list(s.scalars(query))
 
     def stale_open_matches(self, older_than: datetime) -> list[str]:
         with self.session() as s:
