@@ -209,3 +209,43 @@ def test_a_restart_takes_up_every_running_match_not_only_the_newest(tmp_path: Pa
         support.run_async(scenario())
     finally:
         storage.dispose()
+
+
+def test_a_restart_starts_an_open_match_whose_seats_are_all_taken(tmp_path: Path) -> None:
+    """A stop between the last seat's write and the start left a full match open: nobody could
+    join it, and nothing would start it.  The restart starts it; one with a free seat stays open."""
+    import asyncio
+
+    from masques.server.matches import Registry
+    from masques.server.storage import Storage
+
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        before = Registry(storage, limits=support.RELAXED, bot_workers=1)
+
+        async def stopped_before_the_start(match: Any) -> None:
+            return None
+
+        before._maybe_start = stopped_before_the_start  # type: ignore[method-assign]
+        full = await before.create("masker", {"players": 2}, ["human", "human"])
+        waiting = await before.create("masker", {"players": 2}, ["human", "human"])
+        for seat in (0, 1):
+            await before.join(full, f"p{seat}", seat)
+        await before.join(waiting, "p0", 0)
+        before.close()
+        assert [storage.match(m.id).status for m in (full, waiting)] == ["open", "open"]  # type: ignore[union-attr]
+        after = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        await after.start()
+        try:
+            assert after._resumer is not None and await after._resumer == 1
+            await asyncio.sleep(0)
+            assert [storage.match(m.id).status for m in (full, waiting)] == ["running", "open"]  # type: ignore[union-attr]
+        finally:
+            await after.stop()
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()

@@ -685,3 +685,47 @@ def test_a_turn_clock_is_not_started_again_when_another_seat_goes_to_a_bot(tmp_p
             assert match.turn_deadline == deadline
 
     support.run_async(scenario())
+
+
+def test_a_failed_write_while_watching_absent_seats_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seat of a person who never came goes to a bot although the first attempt's write
+    failed: the watch is not lost with it (the match would leave memory, its seat never handed
+    over)."""
+    import asyncio
+
+    from masques.server.storage import Storage
+
+    monkeypatch.setattr(matches, "BOT_RETRY_SECONDS", (0.05,))
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        limits = replace(support.RELAXED, grace_seconds=0.2)
+        registry = matches.Registry(storage, limits=limits, bot_workers=1)
+        handing = registry._to_bot
+        failed: list[int] = []
+
+        async def fails_once(match: Any, seat: int, why: str = "was abandoned") -> None:
+            if not failed:
+                failed.append(seat)
+                raise OSError("database is locked")
+            await handing(match, seat, why)
+
+        registry._to_bot = fails_once  # type: ignore[method-assign]
+        try:
+            match = await registry.create("masker", {"players": 2}, ["human", "random"])
+            await registry.join(match, "gone", 0)
+            deadline = time.monotonic() + support.TIMEOUT
+            while match.seats[0].kind == "human":
+                assert time.monotonic() < deadline, "the absent seat never went to a bot"
+                await asyncio.sleep(0.05)
+            assert failed == [0]
+        finally:
+            registry.close()
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()

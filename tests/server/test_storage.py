@@ -361,7 +361,7 @@ def test_a_match_is_created_joined_and_started_while_the_shared_pool_is_busy(
 
     try:
         assert support.run_async(play()), "the lobby's writes waited for the shared pool"
-        assert len(storage.running_ids()) == 1
+        assert len(storage.resumable_ids()) == 1
     finally:
         storage.dispose()
 

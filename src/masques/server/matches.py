@@ -1091,10 +1091,11 @@ class Registry:
 
     async def resume_all(self) -> int:
         """After a restart: reload every running match, newest first, so that its bots, clocks and
-        absent seats carry on (a match nobody asks for would otherwise wait for ever); how many
-        were taken up.  One that cannot be loaded (its rules are gone) does not keep the others
-        behind."""
-        ids = await asyncio.to_thread(self.storage.running_ids)
+        absent seats carry on (a match nobody asks for would otherwise wait for ever), and start
+        the open ones whose seats are all taken (the process stopped between the last seat and
+        the start); how many were taken up.  One that cannot be loaded (its rules are gone) does
+        not keep the others behind."""
+        ids = await asyncio.to_thread(self.storage.resumable_ids)
         taken = 0
         for done, match_id in enumerate(ids, 1):
             try:
@@ -1105,9 +1106,9 @@ class Registry:
             except Exception:
                 log.exception("could not resume match %s", match_id)
             if done % RESUME_REPORT == 0:
-                log.info("resumed %d of %d running matches", done, len(ids))
+                log.info("resumed %d of %d matches", done, len(ids))
         if ids:
-            log.info("resumed %d running matches", taken)
+            log.info("resumed %d matches", taken)
         return taken
 
     async def listing(self, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -1923,6 +1924,24 @@ class Registry:
             match.away_task = asyncio.get_running_loop().create_task(self._away_forever(match))
 
     async def _away_forever(self, match: LiveMatch) -> None:
+        """Watch the absent seats; a failure (a write refused by a locked database) is logged and
+        the watch starts again after a wait, as the bots' loop does: a watch that died would let
+        the match leave memory with its absent seats never given to a bot."""
+        failures = 0
+        while True:
+            try:
+                await self._watch_absent(match)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("watching the absent seats of match %s failed; trying again", match.id)
+                await asyncio.sleep(BOT_RETRY_SECONDS[min(failures, len(BOT_RETRY_SECONDS) - 1)])
+                failures += 1
+                if self.matches.get(match.id) is not match:
+                    return
+
+    async def _watch_absent(self, match: LiveMatch) -> None:
         """Sleep until the next grace period ends; then tell everyone, and with no other person
         present, give the absent seats to a bot so that the match goes on."""
         told: set[int] = set()

@@ -1090,10 +1090,25 @@ class Storage:
                     seats[seat.match_id].append(seat)
             return [(r, seats[r.id]) for r in rows]
 
-    def running_ids(self) -> list[str]:
-        """Every running match, newest first (what a restart takes up again)."""
+    def resumable_ids(self) -> list[str]:
+        """What a restart takes up again, newest first: every running match, and every open one
+        whose seats are all taken (a stop came between its last seat's write and its start)."""
+        free_seat = (
+            select(SeatRow.id)
+            .where(
+                SeatRow.match_id == MatchRow.id,
+                SeatRow.kind == "human",
+                SeatRow.token_hash.is_(None),
+                SeatRow.player_id.is_(None),
+            )
+            .exists()
+        )
+        query = (
+            select(MatchRow.id)
+            .where((MatchRow.status == "running") | ((MatchRow.status == "open") & ~free_seat))
+            .order_by(MatchRow.created.desc())
+        )
         with self.session() as s:
-            query = select(MatchRow.id).where(MatchRow.status == "running").order_by(MatchRow.created.desc())
             return list(s.scalars(query))
 
     def stale_open_matches(self, older_than: datetime) -> list[str]:
