@@ -5,13 +5,21 @@ games finish; every view sent before and after the crash agrees with the final r
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import masques_server_support as support
 import pytest
+
+from masques.server.matches import Registry
+from masques.server.storage import Storage
+
+T = TypeVar("T")
 
 MASKER_SEATS = ["human", "hard"]  # hard: a bot move takes long enough to be cut by the kill
 BLOKUS_SEATS = ["human", "human"]
@@ -174,34 +182,26 @@ def test_a_crash_between_the_last_join_and_the_start_does_not_leave_the_match_st
         second.stop()
 
 
-def test_a_restart_takes_up_every_running_match_not_only_the_newest(tmp_path: Path) -> None:
-    """Each running match is loaded again after a restart, so that its bots play on and its absent
-    seats' grace runs: a match left out would wait for ever for someone to ask for it.  More
-    running matches than the lobby lists at once (200), the oldest first to be checked."""
-    import asyncio
-    import time
-
-    from masques.server.matches import Registry
-    from masques.server.storage import Storage
-
+def _across_a_restart(
+    tmp_path: Path,
+    first_life: Callable[[Registry], Awaitable[T]],
+    second_life: Callable[[Registry, Storage, T], Awaitable[None]],
+) -> None:
+    """``first_life`` on a registry that then stops, writing nothing more (as a killed process);
+    ``second_life`` on the next one, on the same database, once it has started."""
     storage = Storage(support.fresh_database_url("sqlite", tmp_path))
     storage.migrate()
 
     async def scenario() -> None:
         before = Registry(storage, limits=support.RELAXED, bot_workers=1)
-        before._schedule_bots = lambda match: None  # type: ignore[method-assign]  # nothing moves
-        made = [(await before.create("masker", {"players": 2}, ["random", "random"])).id for _ in range(205)]
-        before.close()
+        try:
+            made = await first_life(before)
+        finally:
+            before.close()
         after = Registry(storage, limits=support.RELAXED, bot_workers=1)
         await after.start()
         try:
-            assert after._resumer is not None and await after._resumer == len(made)
-            assert set(made) <= set(after.matches)
-            oldest = after.matches[made[0]]
-            deadline = time.monotonic() + support.TIMEOUT
-            while oldest.version == 0:
-                assert time.monotonic() < deadline, "the oldest match's bots did not move"
-                await asyncio.sleep(0.05)
+            await second_life(after, storage, made)
         finally:
             await after.stop()
 
@@ -211,20 +211,35 @@ def test_a_restart_takes_up_every_running_match_not_only_the_newest(tmp_path: Pa
         storage.dispose()
 
 
+def test_a_restart_takes_up_every_running_match_not_only_the_newest(tmp_path: Path) -> None:
+    """Each running match is loaded again after a restart, so that its bots play on and its absent
+    seats' grace runs: a match left out would wait for ever for someone to ask for it.  More
+    running matches than the lobby lists at once (200), the oldest first to be checked."""
+
+    async def first_life(before: Registry) -> list[str]:
+        before._schedule_bots = lambda match: None  # type: ignore[method-assign]  # nothing moves
+        return [(await before.create("masker", {"players": 2}, ["random", "random"])).id for _ in range(205)]
+
+    async def second_life(after: Registry, storage: Storage, made: list[str]) -> None:
+        assert after._resumer is not None and await after._resumer == len(made)
+        assert set(made) <= set(after.matches)
+        oldest = after.matches[made[0]]
+        deadline = time.monotonic() + support.TIMEOUT
+        while oldest.version == 0:
+            assert time.monotonic() < deadline, "the oldest match's bots did not move"
+            await asyncio.sleep(0.05)
+
+    _across_a_restart(tmp_path, first_life, second_life)
+
+
 def test_a_restart_starts_an_open_match_whose_seats_are_all_taken(tmp_path: Path) -> None:
     """A stop between the last seat's write and the start left a full match open: nobody could
     join it, and nothing would start it.  The restart starts it; one with a free seat stays open."""
-    import asyncio
 
-    from masques.server.matches import Registry
-    from masques.server.storage import Storage
+    def statuses(storage: Storage, ids: list[str]) -> list[str]:
+        return [row.status for row in map(storage.match, ids) if row is not None]
 
-    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
-    storage.migrate()
-
-    async def scenario() -> None:
-        before = Registry(storage, limits=support.RELAXED, bot_workers=1)
-
+    async def first_life(before: Registry) -> list[str]:
         async def stopped_before_the_start(match: Any) -> None:
             return None
 
@@ -234,18 +249,11 @@ def test_a_restart_starts_an_open_match_whose_seats_are_all_taken(tmp_path: Path
         for seat in (0, 1):
             await before.join(full, f"p{seat}", seat)
         await before.join(waiting, "p0", 0)
-        before.close()
-        assert [storage.match(m.id).status for m in (full, waiting)] == ["open", "open"]  # type: ignore[union-attr]
-        after = Registry(storage, limits=support.RELAXED, bot_workers=1)
-        await after.start()
-        try:
-            assert after._resumer is not None and await after._resumer == 1
-            await asyncio.sleep(0)
-            assert [storage.match(m.id).status for m in (full, waiting)] == ["running", "open"]  # type: ignore[union-attr]
-        finally:
-            await after.stop()
+        assert statuses(before.storage, [full.id, waiting.id]) == ["open", "open"]
+        return [full.id, waiting.id]
 
-    try:
-        support.run_async(scenario())
-    finally:
-        storage.dispose()
+    async def second_life(after: Registry, storage: Storage, made: list[str]) -> None:
+        assert after._resumer is not None and await after._resumer == 1
+        assert statuses(storage, made) == ["running", "open"]
+
+    _across_a_restart(tmp_path, first_life, second_life)

@@ -1924,18 +1924,24 @@ class Registry:
             match.away_task = asyncio.get_running_loop().create_task(self._away_forever(match))
 
     async def _away_forever(self, match: LiveMatch) -> None:
-        """Watch the absent seats; a failure (a write refused by a locked database) is logged and
-        the watch starts again after a wait, as the bots' loop does: a watch that died would let
-        the match leave memory with its absent seats never given to a bot."""
+        """Watch the absent seats, again after a failure (a write refused by a locked database): a
+        watch that died would let the match leave memory, its absent seats never given to a bot."""
+        await self._until_done(match, self._watch_absent, "watching the absent seats")
+
+    async def _until_done(
+        self, match: LiveMatch, work: Callable[[LiveMatch], Awaitable[None]], what: str
+    ) -> None:
+        """Run ``work`` for the match; an unexpected failure is logged and it starts again after a
+        wait, while the match is this process's, so that the match never stalls."""
         failures = 0
         while True:
             try:
-                await self._watch_absent(match)
+                await work(match)
                 return
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("watching the absent seats of match %s failed; trying again", match.id)
+                log.exception("%s of match %s failed; trying again", what, match.id)
                 await asyncio.sleep(BOT_RETRY_SECONDS[min(failures, len(BOT_RETRY_SECONDS) - 1)])
                 failures += 1
                 if self.matches.get(match.id) is not match:
@@ -2063,19 +2069,7 @@ class Registry:
     async def _bots_forever(self, match: LiveMatch) -> None:
         """Play the bots' turns; an unexpected failure (not a bot's: those give way to a lower level)
         is logged and the loop starts again after a wait, so the match never stalls."""
-        failures = 0
-        while True:
-            try:
-                await self._run_bots(match)
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("bot loop of match %s failed; trying again", match.id)
-                await asyncio.sleep(BOT_RETRY_SECONDS[min(failures, len(BOT_RETRY_SECONDS) - 1)])
-                failures += 1
-                if self.matches.get(match.id) is not match:
-                    return
+        await self._until_done(match, self._run_bots, "the bot loop")
 
     async def _run_bots(self, match: LiveMatch) -> None:
         while match.status == "running" and not match.state.is_terminal():
