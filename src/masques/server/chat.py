@@ -5,7 +5,11 @@ spectators talk in ``spectators``, which the players do not see while the match 
 spectator sees things a player may not (the moves of every seat as they are shown to all, a replay
 in another tab) and must not be able to whisper them.  While the match is played, the spectators'
 chat is read only by signed-in spectators: a player who opens the match in a private window sees
-no more than the spectators' seats do.  Once the match is over, everyone reads both.
+no more than the spectators' seats do.  A player who makes a second identity (a guest takes one
+request) reads it as any spectator does: the channel keeps the players from reading the
+spectators' talk by chance, it cannot stop a player bent on it, nor collusion by other means (a
+spectator sees only what every seat's view shows to all).  Once the match is over, everyone
+reads both.
 
 A line is plain text: the server keeps it as sent (after Unicode normalisation) and the client shows
 it as text, never as markup.  Characters that are not text (controls, invisible formatting such as
