@@ -692,7 +692,8 @@ def test_a_failed_write_while_watching_absent_seats_is_tried_again(
 ) -> None:
     """The seat of a person who never came goes to a bot although the first attempt's write
     failed: the watch is not lost with it (the match would leave memory, its seat never handed
-    over)."""
+    over), and the failed attempt left the seat as it was, so the next one hands it over.  The
+    seat and its per-turn clock are written together: the stored turn has no deadline."""
     import asyncio
 
     from masques.server.storage import Storage
@@ -700,23 +701,27 @@ def test_a_failed_write_while_watching_absent_seats_is_tried_again(
     monkeypatch.setattr(matches, "BOT_RETRY_SECONDS", (0.05,))
     storage = Storage(support.fresh_database_url("sqlite", tmp_path))
     storage.migrate()
+    writing = storage.set_seat_kind
+    failed: list[int] = []
+
+    def fails_once(match_id: str, seat: int, *args: Any) -> None:
+        if not failed:
+            failed.append(seat)
+            raise OSError("database is locked")
+        writing(match_id, seat, *args)
+
+    monkeypatch.setattr(storage, "set_seat_kind", fails_once)
 
     async def scenario() -> None:
         limits = replace(support.RELAXED, grace_seconds=0.2)
         registry = matches.Registry(storage, limits=limits, bot_workers=1)
-        handing = registry._to_bot
-        failed: list[int] = []
-
-        async def fails_once(match: Any, seat: int, why: str = "was abandoned") -> None:
-            if not failed:
-                failed.append(seat)
-                raise OSError("database is locked")
-            await handing(match, seat, why)
-
-        registry._to_bot = fails_once  # type: ignore[method-assign]
+        registry._schedule_bots = lambda match: None  # type: ignore[method-assign]  # the bot waits
         try:
-            match = await registry.create("masker", {"players": 2}, ["human", "random"])
+            match = await registry.create(
+                "masker", {"players": 2}, ["human", "random"], seed=7, turn_seconds=600
+            )  # seed 7: seat 0 moves first
             await registry.join(match, "gone", 0)
+            assert match.to_move == 0 and match.deadline is not None  # the person's turn, timed
             deadline = time.monotonic() + support.TIMEOUT
             while match.seats[0].kind == "human":
                 assert time.monotonic() < deadline, "the absent seat never went to a bot"
@@ -724,6 +729,9 @@ def test_a_failed_write_while_watching_absent_seats_is_tried_again(
             assert failed == [0]
         finally:
             registry.close()
+        row = storage.match(match.id)
+        assert storage.seats(match.id)[0].kind == limits.abandoned_bot
+        assert row is not None and row.deadline is None
 
     try:
         support.run_async(scenario())

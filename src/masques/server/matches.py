@@ -1631,17 +1631,24 @@ class Registry:
     async def _to_bot(self, match: LiveMatch, seat: int, why: str = "was abandoned") -> None:
         """A bot plays the seat from now on (its clock stops: bots have no time)."""
         level = self.limits.abandoned_bot
-        name = match.seats[seat].name or level
-        await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name)
-        match.seats[seat].kind = level
-        match.seats[seat].away_since = None
+        held = match.seats[seat]
+        name = held.name or level
+        before = (held.kind, held.away_since, match.deadline, match.turn_deadline)
+        # The match as it will be, for the turn to store; it is put back until that is written.
+        held.kind, held.away_since = level, None
+        turn = None
         if match.turn_seconds and seat == match.to_move and match.deadline is not None:
             match.deadline = match.turn_deadline = None  # a bot's turn has no clock
-            await asyncio.to_thread(self.storage.set_clock, match.id, match.turn())
+            turn = match.turn()
         if match.clock is not None:
             turn = match.turn()
             match.deadline = turn.deadline
-            await asyncio.to_thread(self.storage.set_clock, match.id, turn)
+        after = (held.kind, held.away_since, match.deadline, match.turn_deadline)
+        held.kind, held.away_since, match.deadline, match.turn_deadline = before
+        # The seat and the clock in one transaction: a stop between them would leave a stale deadline.
+        await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name, turn)
+        held.kind, held.away_since, match.deadline, match.turn_deadline = after
+        if match.clock is not None:
             self._arm(match)
         log.info("match %s: seat %s %s and goes to the %s bot", match.id, seat, why, level)
 

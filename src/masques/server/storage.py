@@ -465,6 +465,15 @@ def _add_match(s: Session, spec: NewMatch) -> None:
         s.add(SeatRow(**values))
 
 
+def _clock_set(match_id: str, turn: Turn) -> Any:
+    """The match row's turn and clock set to ``turn``."""
+    return (
+        update(MatchRow)
+        .where(MatchRow.id == match_id)
+        .values(clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
+    )
+
+
 def _match_values(spec: NewMatch) -> dict[str, Any]:
     """A new match's row (its columns set here; the others take their defaults)."""
     legacy = spec.chance == 1 and 0 <= spec.seed < 2**31
@@ -845,11 +854,7 @@ class Storage:
 
     def set_clock(self, match_id: str, turn: Turn) -> None:
         with self.session() as s:
-            s.execute(
-                update(MatchRow)
-                .where(MatchRow.id == match_id)
-                .values(clock=turn.clock, deadline=turn.deadline, to_move=turn.to_move)
-            )
+            s.execute(_clock_set(match_id, turn))
 
     def append_action(
         self,
@@ -1040,11 +1045,14 @@ class Storage:
                 row.ratings = _rate(s, row, ranks, row.finished)
             return True, row.ratings
 
-    def set_seat_kind(self, match_id: str, seat: int, kind: str, name: str) -> None:
-        """A human seat handed to a bot: its holder and token no longer play it."""
+    def set_seat_kind(self, match_id: str, seat: int, kind: str, name: str, turn: Turn | None = None) -> None:
+        """A human seat handed to a bot: its holder and token no longer play it; with ``turn``, the
+        match's clock as it is now (a bot's turn has no deadline), in the same transaction."""
         with self.session() as s:
             row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
             row.kind, row.name = kind, name
+            if turn is not None:
+                s.execute(_clock_set(match_id, turn))
 
     def answer_rematch(
         self, match_id: str, seat: int, accept: bool, humans: list[int], new_match: NewMatch
