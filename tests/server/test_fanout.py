@@ -37,7 +37,9 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
         try:
             await one.here(match_id, [])  # nobody connected: nothing noted, no error
             assert not await other.present(match_id, 0)
+            assert not await other.anyone(match_id) and not await one.anyone(match_id)
             await one.here(match_id, [0, 2])
+            assert await other.anyone(match_id) and await one.anyone(match_id)  # any process's note
             assert await other.present(match_id, 0) and await other.present(match_id, 2)
             assert not await other.present(match_id, 1)  # another seat's note is not this one's
             assert not await one.present(match_id, 0)  # a process's own note does not count
@@ -49,7 +51,7 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
 
             later = time.time() + PRESENCE_TTL + 1  # a note not renewed in time has run out
             with mock.patch.object(fanout.time, "time", return_value=later):
-                assert not await other.present(match_id, 2)
+                assert not await other.present(match_id, 2) and not await other.anyone(match_id)
                 await other.here(match_id, [1])  # and a renewal by anyone clears it out
             assert await one.client.zrange(PRESENCE + match_id, 0, -1) == [f"1:{other.origin}".encode()]
         finally:
@@ -68,6 +70,8 @@ def test_without_an_answer_from_redis_a_seat_counts_as_present(redis_url: str) -
         try:
             with mock.patch.object(process.client, "zrangebyscore", side_effect=redis.ConnectionError):
                 assert await process.present(secrets.token_hex(8), 0)
+            with mock.patch.object(process.client, "zcount", side_effect=redis.ConnectionError):
+                assert await process.anyone(secrets.token_hex(8))  # nor a match taken up for it
         finally:
             await process.stop()
 

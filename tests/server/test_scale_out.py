@@ -8,6 +8,7 @@ import os
 import random
 import time
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -407,6 +408,60 @@ def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Pat
             await _until(lambda: taken.version > 0, "the bots to move again")
             assert await registry.adopt_stalled() == 0  # held now
         finally:
+            registry.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
+def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
+    """A match whose people were connected to a process that died, and did not come back: once its
+    turn has been quiet for a grace period, with none of its seats connected anywhere, another
+    process's sweep takes it up; the absent seats' grace runs there and bots finish the game.  One
+    whose seat is connected to some process is left to that process."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    class Presence:
+        """The other processes' notes of connected seats, as the fanout reads them from Redis."""
+
+        def __init__(self, connected: set[str]) -> None:
+            self.connected = connected
+
+        async def anyone(self, match_id: str) -> bool:
+            return match_id in self.connected
+
+        async def present(self, match_id: str, seat: int) -> bool:
+            return match_id in self.connected
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        limits = replace(RELAXED, grace_seconds=0.2)
+        registry = Registry(storage, limits=limits, bot_workers=1)
+        try:
+            made = []
+            for _ in range(2):
+                match = await registry.create("masker", {"players": 2}, ["human", "human"])
+                for seat in (0, 1):
+                    await registry.join(match, f"p{seat}", seat)
+                made.append(match.id)
+                del registry.matches[match.id]  # as if the process that held it had died
+            # the second match's people are connected to a process still alive
+            registry.fanout = Presence({made[1]})  # type: ignore[assignment]
+            assert await registry.adopt_stalled() == 0  # not quiet for long yet
+            engine = create_engine(url)
+            with engine.begin() as connection:
+                connection.execute(
+                    text("update matches set created = :t"), {"t": datetime(2026, 1, 1, tzinfo=UTC)}
+                )
+            engine.dispose()
+            assert await registry.adopt_stalled() == 1
+            assert made[0] in registry.matches and made[1] not in registry.matches
+            registry.fanout = None
+            taken = registry.matches[made[0]]
+            await _until(lambda: taken.status == "finished", "the absent seats' bots to finish the game")
+        finally:
+            registry.fanout = None
             registry.close()
             storage.engine.dispose()
 

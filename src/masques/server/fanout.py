@@ -193,6 +193,15 @@ class Fanout:
         except Exception as exc:  # Redis down: the note runs out by itself
             log.warning("could not note a seat's departure (%s)", type(exc).__name__)
 
+    async def anyone(self, match_id: str) -> bool:
+        """Whether any process noted a seat of this match connected lately (without an answer
+        from Redis, yes, as for ``present``)."""
+        try:
+            return bool(await self.client.zcount(PRESENCE + match_id, time.time(), "+inf"))
+        except Exception as exc:
+            log.warning("could not read which seats are connected (%s)", type(exc).__name__)
+            return True
+
     async def present(self, match_id: str, seat: int) -> bool:
         """Whether another process noted this seat connected lately.  Without an answer from
         Redis, say yes: a seat is never handed to a bot for an absence that cannot be told."""

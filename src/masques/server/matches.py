@@ -860,22 +860,35 @@ class Registry:
             rounds += 1
 
     async def adopt_stalled(self) -> int:
-        """Take up the matches where a bot has been due to move for a long while, that this
-        process does not hold: the process that held them is gone (stopped, or killed), and with
-        nobody watching them no request would bring them back.  Should another process hold one
-        after all (a slow bot), each move is still committed once (its version is unique).  How
-        many were taken up."""
-        quiet = max(STALLED_SECONDS, 3 * self.limits.bot_timeout)
-        before = datetime.now(UTC) - timedelta(seconds=quiet)
-        ids = await asyncio.to_thread(self.storage.stalled_bot_turns, before)
-        taken = [match_id for match_id in ids if match_id not in self.matches]
+        """Take up the running matches this process does not hold whose turn nobody has played for
+        a long while: the process that held them is gone (stopped, or killed), and with nobody
+        watching them no request would bring them back.  A bot's turn quiet for three bot
+        timeouts (at least STALLED_SECONDS) is thought here; a person's turn quiet for a grace
+        period (as long at least) with none of the match's seats connected to any process starts
+        its absent seats' grace here.  Should another process hold one after all, each move is
+        still committed once (its version is unique).  How many were taken up."""
+        now = datetime.now(UTC)
+        bot_quiet = max(STALLED_SECONDS, 3 * self.limits.bot_timeout)
+        person_quiet = max(STALLED_SECONDS, self.limits.grace_seconds)
+        bots = partial(self.storage.stalled_turns, now - timedelta(seconds=bot_quiet), bots=True)
+        people = partial(self.storage.stalled_turns, now - timedelta(seconds=person_quiet), bots=False)
+        taken = [m for m in await asyncio.to_thread(bots) if m not in self.matches]
+        for match_id in await asyncio.to_thread(people):
+            if match_id not in self.matches and not await self._anyone_connected(match_id):
+                taken.append(match_id)
         for match_id in taken:
-            log.warning("taking up match %s: its bot has been due to move for %.0f s", match_id, quiet)
+            log.warning("taking up match %s: nobody has played its turn for a long while", match_id)
             try:
                 await self.get(match_id)
             except Exception:  # one match that cannot be loaded must not keep the others behind
                 log.exception("could not take up match %s", match_id)
         return len(taken)
+
+    async def _anyone_connected(self, match_id: str) -> bool:
+        """Whether a seat of the match is connected to some process (then that process watches it)."""
+        if self.fanout is None:
+            return False
+        return await self.fanout.anyone(match_id)
 
     def evict_idle(self, idle: float | None = None) -> int:
         """Let go of the matches nobody has used for ``idle`` seconds (default: IDLE_SECONDS); how

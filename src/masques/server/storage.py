@@ -58,6 +58,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from ..engine.records import GameRecord
 from ..extras import require
+from .clocks import CORRESPONDENCE
 from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -1368,9 +1369,11 @@ class Storage:
             )
             return bool(changed.rowcount)  # type: ignore[attr-defined]
 
-    def stalled_bot_turns(self, before: datetime) -> list[str]:
-        """Running matches where a bot is to move and nothing has been played since ``before``
-        (nor the match created): a bot's turn that no process is thinking about."""
+    def stalled_turns(self, before: datetime, *, bots: bool) -> list[str]:
+        """Running matches where a bot (``bots``) or a person is to move and nothing has been
+        played since ``before`` (nor the match created): a turn no process may be watching.  A
+        person's turn under a correspondence clock is left out: there only the clock decides, and
+        the deadline sweep finds it."""
         last = (
             select(func.max(ActionRow.created))
             .where(ActionRow.match_id == MatchRow.id)
@@ -1378,16 +1381,17 @@ class Storage:
             .scalar_subquery()
         )
         query = (
-            select(MatchRow.id)
+            select(MatchRow.id, MatchRow.clock)
             .join(SeatRow, (SeatRow.match_id == MatchRow.id) & (SeatRow.seat == MatchRow.to_move))
             .where(
                 MatchRow.status == "running",
-                SeatRow.kind != "human",
+                (SeatRow.kind != "human") if bots else (SeatRow.kind == "human"),
                 func.coalesce(last, MatchRow.created) < before,
             )
         )
         with self.session() as s:
-            return list(s.scalars(query))
+            rows = s.execute(query).all()
+        return [match_id for match_id, clock in rows if bots or (clock or {}).get("kind") != CORRESPONDENCE]
 
     def forget_seat_tokens(self, player_id: str) -> list[str]:
         """Clear the seat tokens of every seat the player holds (their password changed: a token
