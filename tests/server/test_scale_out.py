@@ -381,6 +381,14 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
     run_async(scenario())
 
 
+def _long_ago(url: str) -> None:
+    """Every match of the database made long ago, nothing played since."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("update matches set created = :t"), {"t": datetime(2026, 1, 1, tzinfo=UTC)})
+    engine.dispose()
+
+
 def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
     """A match of bots nobody watches, left by a process that died: once its bot has been due to
     move for a while, another process's sweep takes it up and its bots go on."""
@@ -397,12 +405,7 @@ def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Pat
             del registry.matches[match.id]  # as if the process that held it had died
             registry._schedule_bots = held  # type: ignore[method-assign]
             assert await registry.adopt_stalled() == 0  # not quiet for long yet
-            engine = create_engine(url)
-            with engine.begin() as connection:
-                connection.execute(
-                    text("update matches set created = :t"), {"t": datetime(2026, 1, 1, tzinfo=UTC)}
-                )
-            engine.dispose()
+            _long_ago(url)
             assert await registry.adopt_stalled() == 1
             taken = registry.matches[match.id]
             await _until(lambda: taken.version > 0, "the bots to move again")
@@ -449,12 +452,7 @@ def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: 
             # the second match's people are connected to a process still alive
             registry.fanout = Presence({made[1]})  # type: ignore[assignment]
             assert await registry.adopt_stalled() == 0  # not quiet for long yet
-            engine = create_engine(url)
-            with engine.begin() as connection:
-                connection.execute(
-                    text("update matches set created = :t"), {"t": datetime(2026, 1, 1, tzinfo=UTC)}
-                )
-            engine.dispose()
+            _long_ago(url)
             assert await registry.adopt_stalled() == 1
             assert made[0] in registry.matches and made[1] not in registry.matches
             registry.fanout = None
