@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import suppress
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx
 import masques_server_support as support  # type: ignore[import-not-found]
@@ -306,14 +307,62 @@ def test_the_redis_queue_needs_a_redis_url_and_the_worker_needs_its_redis(
     assert "Redis URL" in refused.output
 
 
-def test_a_queue_whose_redis_is_away_fails_each_job_at_once_and_tries_again_for_the_next() -> None:
+def test_a_queue_whose_redis_stays_away_fails_each_job_after_its_patience_and_tries_again_for_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The job tries again while Redis may come back, then fails (its bot falls back a level);
+    the next job connects afresh."""
+    monkeypatch.setattr(bot_queue, "ENQUEUE_RETRY_SECONDS", 0.05)
+
     async def scenario() -> None:
-        queue = RedisBotQueue(f"redis://127.0.0.1:{support.free_port()}/0")  # nothing listens there
+        # nothing listens there
+        queue = RedisBotQueue(f"redis://127.0.0.1:{support.free_port()}/0", patience=0.5)
+        tries = 0
+        connect = queue._connect
+
+        async def counted() -> Any:
+            nonlocal tries
+            tries += 1
+            return await connect()
+
+        queue._connect = counted  # type: ignore[method-assign]
         try:
-            for _ in range(2):
+            for job in range(1, 3):
                 with pytest.raises(redis.ConnectionError):
                     await asyncio.wait_for(asyncio.wrap_future(queue.submit(os.getpid)), WAIT)
-            assert queue._connecting is None  # the next job connects afresh
+                assert tries > 2 * job, "the job did not try again"
+                assert queue._connecting is None  # the next job connects afresh
+        finally:
+            queue.shutdown()
+
+    support.run_async(scenario())
+
+
+def test_a_decision_waits_for_redis_to_come_back(
+    redis_url: str, workers: Workers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis away a moment (a restart): the decision is made when it is back, by the bot asked
+    for, rather than failing at once and being played a level lower."""
+    monkeypatch.setattr(bot_queue, "ENQUEUE_RETRY_SECONDS", 0.05)
+    workers.start()
+
+    async def scenario() -> None:
+        queue = RedisBotQueue(redis_url, patience=WAIT)
+        away = 3
+        connect = queue._connect
+
+        async def comes_back() -> Any:
+            nonlocal away
+            if away:
+                away -= 1
+                raise redis.ConnectionError("Redis is restarting")
+            return await connect()
+
+        queue._connect = comes_back  # type: ignore[method-assign]
+        queue.start()
+        try:
+            decided = await asyncio.wait_for(asyncio.wrap_future(queue.submit(a_decision("easy", 4))), WAIT)
+            assert decided in a_decision("easy", 4).keywords["legal"] and away == 0
         finally:
             queue.shutdown()
 

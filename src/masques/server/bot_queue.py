@@ -217,6 +217,16 @@ def run_workers(
 YOUNG_SECONDS = 10.0
 """A worker that stops sooner than this after its start died young (its Redis was not there)."""
 MAX_RESTART_WAIT = 30.0
+ENQUEUE_RETRY_SECONDS = 0.5
+"""How often a job that Redis could not take tries again."""
+
+
+def _redis_away() -> tuple[type[Exception], ...]:
+    """The errors that say Redis cannot be reached (the extra is there once a queue exists)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (OSError, RedisConnectionError, RedisTimeoutError)
 
 
 # -- the web side -------------------------------------------------------------------------------
@@ -229,9 +239,10 @@ class RedisBotQueue(concurrent.futures.Executor):
     many workers are alive whenever that changes.
     """
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, redis_url: str, patience: float = 60.0) -> None:
         _queue_unavailable()
         self.redis_url = redis_url
+        self.patience = patience  # how long a job waits for Redis to take it (the bots' timeout)
         self.pending: dict[str, concurrent.futures.Future[Any]] = {}
         self.on_capacity: Callable[[int], None] | None = None
         self.workers = 0
@@ -291,10 +302,28 @@ class RedisBotQueue(concurrent.futures.Executor):
         from arq.connections import RedisSettings
 
         settings = RedisSettings.from_dsn(self.redis_url)
-        settings.conn_retries = 1  # a job waits on no Redis: it fails, and the bot falls back
+        settings.conn_retries = 0  # the job's own loop tries again (see _enqueue)
         return await create_pool(settings, default_queue_name=QUEUE)
 
     async def _enqueue(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
+        """Hand the job to Redis; with Redis away, try again until it is back or ``patience`` has
+        passed (then the job fails, and the bot falls back a level), as a decision waits for a
+        worker: an outage of a few seconds must not turn the bots' moves into weaker ones."""
+        give_up = time.monotonic() + self.patience
+        told = False
+        while True:
+            try:
+                await self._enqueue_once(job, future)
+                return
+            except _redis_away() as exc:
+                if self._closed or future.done() or time.monotonic() + ENQUEUE_RETRY_SECONDS > give_up:
+                    raise
+                if not told:
+                    log.warning("the bot queue's Redis is away (%s): decisions wait", type(exc).__name__)
+                    told = True
+                await asyncio.sleep(ENQUEUE_RETRY_SECONDS)
+
+    async def _enqueue_once(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
         pool = await self._connection()
         job_id = uuid.uuid4().hex
         self.pending[job_id] = future

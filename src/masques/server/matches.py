@@ -780,7 +780,7 @@ class Registry:
         if bot_queue == "redis" and bot_pool is None:
             assert redis_url is not None
             workers = 1  # until the queue has counted the live workers
-            bot_pool = partial(RedisBotQueue, redis_url)
+            bot_pool = partial(RedisBotQueue, redis_url, patience=self.limits.bot_timeout)
         self.commits = GroupCommit(storage)
         self.metrics = Metrics()
         self.bots = FairQueue(
