@@ -28,7 +28,7 @@ from masques.cli.main import app as cli
 from masques.engine import load_game
 from masques.server import bot_queue
 from masques.server.app import create_app
-from masques.server.bot_queue import JOBS_PER_WORKER, QUEUE, WORKERS_KEY, RedisBotQueue
+from masques.server.bot_queue import JOBS_PER_WORKER, QUEUE, WORKERLESS_SLOTS, WORKERS_KEY, RedisBotQueue
 from masques.server.bots import FairQueue, bot_move
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,6 +135,11 @@ def test_jobs_wait_for_a_worker_run_on_the_workers_and_the_slots_follow_them(
             waiting = queue.run("ann", a_decision("easy", 1))
             await asyncio.sleep(1.0)
             assert not waiting.done(), "no worker runs: the job waits in the queue"
+            deadline = time.monotonic() + WAIT
+            while not queue.pool.workerless:  # counted: none alive, decisions wait side by side
+                assert time.monotonic() < deadline, "the workers were not counted"
+                await asyncio.sleep(0.05)
+            assert queue.slots == WORKERLESS_SLOTS
             await asyncio.to_thread(workers.start)
             assert await asyncio.wait_for(waiting, WAIT) in a_decision("easy", 1).keywords["legal"]
 

@@ -184,6 +184,49 @@ def test_when_every_level_fails_a_random_legal_move_is_drawn() -> None:
     assert level == "random" and action in (4, 8, 15)
 
 
+class _NoWorkerAlive(concurrent.futures.Executor):
+    """Workers elsewhere, none of them alive: a job waits, never taken."""
+
+    workerless = True
+
+    def __init__(self) -> None:
+        self.jobs: list[concurrent.futures.Future[Any]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        self.jobs.append(concurrent.futures.Future())
+        return self.jobs[-1]
+
+
+def test_with_no_worker_alive_a_timed_out_decision_is_drawn_at_once_and_frees_its_slot() -> None:
+    """No lower level would be taken either: after one bot timeout the move is drawn here, and the
+    slot that waited is free for the next match's decision (not held for a second timeout)."""
+
+    async def scenario() -> None:
+        pool = _NoWorkerAlive()
+        queue = FairQueue(1, 0.2, lambda: pool)
+        try:
+            moves = [
+                decide(
+                    queue,
+                    owner,
+                    lambda level: int,
+                    kind="hard",
+                    legal=[4, 8],
+                    fallback_rng=random.Random(2),
+                    where="t",
+                )
+                for owner in ("a", "b")
+            ]
+            for action, level in await asyncio.wait_for(asyncio.gather(*moves), 5):
+                assert level == "random" and action in (4, 8)
+            assert len(pool.jobs) == 2  # one try each, side by side in turn through the one slot
+            assert not queue.in_flight
+        finally:
+            queue.close()
+
+    support.run_async(scenario())
+
+
 @pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_bot_that_raises_does_not_hang_its_match(
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

@@ -217,6 +217,9 @@ def run_workers(
 YOUNG_SECONDS = 10.0
 """A worker that stops sooner than this after its start died young (its Redis was not there)."""
 MAX_RESTART_WAIT = 30.0
+WORKERLESS_SLOTS = 64
+"""Decisions queued at once while no worker runs: each waits for one (up to the bot timeout) side by
+side, not in turn behind the others' timeouts."""
 ENQUEUE_RETRY_SECONDS = 0.5
 """How often a job that Redis could not take tries again."""
 
@@ -246,6 +249,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         self.pending: dict[str, concurrent.futures.Future[Any]] = {}
         self.on_capacity: Callable[[int], None] | None = None
         self.workers = 0
+        self.counted = False  # the workers have been counted once
         self.replies = REPLIES + uuid.uuid4().hex
         self._pool: Any = None
         self._connecting: asyncio.Future[Any] | None = None
@@ -381,12 +385,18 @@ class RedisBotQueue(concurrent.futures.Executor):
             pipe.zremrangebyscore(WORKERS_KEY, "-inf", now - 4 * LEASE_SECONDS)
             pipe.zcount(WORKERS_KEY, now - 2 * LEASE_SECONDS, "+inf")
             _, alive = await pipe.execute()
-        if alive != self.workers:
+        if alive != self.workers or not self.counted:
             if not alive:
                 log.warning("no bot worker is running: bot moves wait for one")
             self.workers = int(alive)
+            self.counted = True
             if self.on_capacity is not None:
-                self.on_capacity(max(1, self.workers) * JOBS_PER_WORKER)
+                self.on_capacity(self.workers * JOBS_PER_WORKER if self.workers else WORKERLESS_SLOTS)
+
+    @property
+    def workerless(self) -> bool:
+        """Whether no worker is alive (as last counted): a job queued now waits for one to start."""
+        return self.counted and not self.workers
 
     async def _collect(self, pool: Any) -> None:
         from arq.constants import result_key_prefix

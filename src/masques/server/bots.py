@@ -197,10 +197,20 @@ class FairQueue:
 
     def _expire(self, item: _Queued) -> None:
         """The caller stops waiting; the slot stays taken until the worker is really free, and a
-        worker still busy at twice the time is stuck: the pool is replaced."""
+        worker still busy at twice the time is stuck: the pool is replaced.  With no worker alive
+        at all (workers elsewhere), nothing holds the job: its slot is free at once."""
         if not item.future.done():
             item.future.set_exception(TimeoutError(f"no decision within {self.timeout:g} s"))
+        if self.workerless():
+            self._finish(item, None, None)
+            self._dispatch()
+            return
         item.timer = asyncio.get_running_loop().call_later(self.timeout, self._stuck, item)
+
+    def workerless(self) -> bool:
+        """Whether the pool's workers are elsewhere and none is alive: a decision that timed out
+        waited for a worker, and so would a lower level's."""
+        return bool(getattr(self.pool, "workerless", False))
 
     def _stuck(self, item: _Queued) -> None:
         if item in self.in_flight:
@@ -292,6 +302,8 @@ async def decide(
                 raise
             except Exception as exc:
                 log.warning("bot %s failed at %s: %s", level, where, type(exc).__name__, extra=fields)
+                if isinstance(exc, TimeoutError) and queue.workerless():
+                    return legal[fallback_rng.randrange(len(legal))], "random"  # no worker to wait for
                 continue
             if isinstance(action, int) and action in legal:
                 return action, level
