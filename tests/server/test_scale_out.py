@@ -381,6 +381,58 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
     run_async(scenario())
 
 
+class _QuietFanout:
+    """A fanout that publishes nowhere: this process's notes go unheard (the test plays the other
+    process by hand)."""
+
+    async def _nothing(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    publish = moved = here = gone = said = start = stop = resend = _nothing
+
+    async def present(self, match_id: str, seat: int) -> bool:
+        return False
+
+    async def anyone(self, match_id: str) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("other_processes", [True, False])
+def test_bots_whose_move_another_process_made_first_are_left_to_it(
+    tmp_path: Path, other_processes: bool
+) -> None:
+    """After a restart two processes may hold one match of bots: the one whose bot move is made
+    first by the other leaves the bots to it (with nobody connected here), instead of both thinking
+    every move to commit half.  Alone (no other process), a move found taken is looked at again."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        here = Registry(storage, limits=RELAXED, bot_workers=1)
+        there = Registry(storage, limits=RELAXED, bot_workers=1)
+        if other_processes:
+            here.fanout = _QuietFanout()  # type: ignore[assignment]
+        try:
+            for registry in (here, there):
+                registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
+            match = await here.create("masker", {"players": 2}, ["random", "random"])
+            theirs = await there.get(match.id)
+            await there._commit(theirs, theirs.state.current_player, theirs.state.legal_actions()[0], 0)
+            await asyncio.wait_for(here._run_bots(match), TIMEOUT)  # finds version 0 taken
+            if other_processes:
+                assert match.status == "running" and match.version == 1  # caught up, then stopped
+            else:
+                assert match.status == "finished"  # played on to the end
+        finally:
+            here.fanout = None
+            for registry in (here, there):
+                registry.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
 def _long_ago(url: str) -> None:
     """Every match of the database made long ago, nothing played since."""
     engine = create_engine(url)
@@ -439,7 +491,7 @@ def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: 
     async def scenario() -> None:
         storage = Storage(url)
         storage.migrate()
-        limits = replace(RELAXED, grace_seconds=0.2)
+        limits = replace(RELAXED, grace_seconds=0.2, abandoned_bot="random")
         registry = Registry(storage, limits=limits, bot_workers=1)
         try:
             made = []

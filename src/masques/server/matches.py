@@ -2104,12 +2104,23 @@ class Registry:
             action = await self._decide(match, seat, kind, "bot")
             async with match.lock:
                 if match.version != version:
+                    if self._bots_played_elsewhere(match):
+                        return
                     continue
                 try:
                     await self._commit(match, seat, action, version)
                 except ServerError:
+                    if self._bots_played_elsewhere(match):
+                        return
                     continue  # another process moved first; look again
             await self.broadcast(match)
+
+    def _bots_played_elsewhere(self, match: LiveMatch) -> bool:
+        """After another process made the bot's move first: with nobody connected to the match
+        here, leave its bots to that process (two processes both thinking for them after a
+        restart would each think every move, to commit half).  Its moves still reach this process
+        until the match leaves memory; should that process die, the sweep takes the match up."""
+        return self.fanout is not None and not match.clients
 
     def _start_clock(self, match: LiveMatch) -> None:
         """If the match has a per-turn clock and a human is to move, the greedy bot moves for them
