@@ -433,6 +433,39 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
     run_async(scenario())
 
 
+def test_a_bot_move_whose_write_failed_is_tried_again_even_with_other_processes(tmp_path: Path) -> None:
+    """Only a move another process made first stands the bots down: a write that failed (the
+    version still free) is tried again, and the game goes on here."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        here = Registry(storage, limits=RELAXED, bot_workers=1)
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+        here._schedule_bots = lambda match: None  # type: ignore[method-assign]
+        committing = here._commit
+        failed: list[int] = []
+
+        async def fails_once(match: LiveMatch, seat: int, action: int, version: int) -> None:
+            if not failed:
+                failed.append(version)
+                raise ServerError(503, "storage_busy", "the database did not answer")
+            await committing(match, seat, action, version)
+
+        here._commit = fails_once  # type: ignore[method-assign]
+        try:
+            match = await here.create("masker", {"players": 2}, ["random", "random"])
+            await asyncio.wait_for(here._run_bots(match), TIMEOUT)
+            assert failed == [0] and match.status == "finished"
+        finally:
+            here.fanout = None
+            here.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
 def _long_ago(url: str) -> None:
     """Every match of the database made long ago, nothing played since."""
     engine = create_engine(url)

@@ -2110,9 +2110,9 @@ class Registry:
                 try:
                     await self._commit(match, seat, action, version)
                 except ServerError:
-                    if self._bots_played_elsewhere(match):
-                        return
-                    continue  # another process moved first; look again
+                    if match.version != version and self._bots_played_elsewhere(match):
+                        return  # another process moved first (a failed write alone is tried again)
+                    continue  # look again
             await self.broadcast(match)
 
     def _bots_played_elsewhere(self, match: LiveMatch) -> bool:
