@@ -1,7 +1,7 @@
 """Measuring several checkouts of the source in turn, each in a process of its own, so that two
 versions are compared on the same machine within the same minutes (a shared machine's speed drifts
-more between hours than a small change moves a figure).  Used by ``storage.py`` and ``moves.py``:
-each runs itself with ``--worker`` to measure once, and prints its figures as JSON."""
+more between hours than a small change moves a figure).  Used by ``storage.py``, ``moves.py`` and
+``lobby.py``: each runs itself with ``--worker`` to measure once, and prints its figures as JSON."""
 
 from __future__ import annotations
 

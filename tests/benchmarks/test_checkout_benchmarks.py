@@ -1,6 +1,6 @@
 """Smoke runs of the benchmarks that measure checkouts in turn (``benchmarks/checkouts.py``):
-``storage.py`` (a table's game of writes, by kind) and ``moves.py`` (people's moves through the
-server's registry)."""
+``storage.py`` (a table's game of writes, by kind), ``moves.py`` (people's moves through the
+server's registry) and ``lobby.py`` (a table's next game made and connected, on a real server)."""
 
 from __future__ import annotations
 
@@ -39,3 +39,10 @@ def test_the_moves_benchmark_plays_tables_through_their_games_and_times_each_mov
     figures = figures_of("moves.py", "--tables", "3", "--moves", "150")
     assert 0 < figures["best_cpu_ms_per_move"] <= figures["cpu_ms_per_move"] < 1000, figures
     assert figures["wall_ms_per_move"] > 0 and len(figures["rounds_cpu_ms"]) == 1
+
+
+def test_the_lobby_benchmark_makes_tables_and_times_their_http_and_websocket_work() -> None:
+    figures = figures_of("lobby.py", "--games", "3")
+    assert figures["http_ms_per_table"] >= 0 and figures["ws_ms_per_table"] >= 0, figures
+    assert figures["ms_per_table"] > 0 and len(figures["rounds_ms_per_table"]) == 1
+    assert figures["best_ms_per_table"] <= figures["ms_per_table"]

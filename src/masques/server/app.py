@@ -879,7 +879,22 @@ def create_app(
         )
         registry.metrics.move_latency.observe(time.perf_counter() - started)
 
+    tables_first(app)
     return app
+
+
+TABLE_PATHS = ("/api/matches", "/ws/")
+"""The paths every table's next game calls (a match made, its seats taken, its players connected)."""
+
+
+def tables_first(app: FastAPI) -> None:
+    """Let the router try the match API and its WebSocket before the pages and the account routes.
+
+    The router tries routes in order, and an included router scans its own routes each time, so a
+    join went past some forty routes first.  No two routes take the same path and method, so the
+    order changes only which route a request is matched against first; the sort is stable, so
+    routes sharing a path (which say 405 with their methods) keep their order."""
+    app.router.routes.sort(key=lambda route: not getattr(route, "path", "").startswith(TABLE_PATHS))
 
 
 def one_token(query: str | None, header: str | None) -> str | None:

@@ -1,0 +1,35 @@
+"""The app's router: a table's routes are tried first, and moving them changed no answer."""
+
+from __future__ import annotations
+
+import httpx
+
+from masques.server.app import TABLE_PATHS
+
+
+def test_a_tables_routes_are_tried_before_the_others(server: object) -> None:
+    """A join, a new match and a connection are matched without going past the pages and the
+    account routes (each included router scans its own routes every time)."""
+    paths = [getattr(route, "path", "") for route in server.app.router.routes]  # type: ignore[attr-defined]
+    tables = [path.startswith(TABLE_PATHS) for path in paths]
+    assert "/api/matches/{match_id}/join" in paths and "/ws/matches/{match_id}" in paths
+    assert tables == sorted(tables, reverse=True), paths
+
+
+def test_routes_after_the_tables_still_answer(api: httpx.Client) -> None:
+    assert api.get("/api/games").status_code == 200
+    assert api.get("/api/me").status_code in (200, 401)
+    assert api.get("/api/leaderboard", params={"game": "masker"}).status_code == 200
+    assert api.get("/rules").status_code == 200
+    assert api.get("/healthz").status_code == 200
+    assert api.get("/openapi.json").status_code == 200
+    missing = api.get("/api/nothing")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+def test_a_method_a_path_does_not_take_is_still_refused_with_its_methods(api: httpx.Client) -> None:
+    refused = api.put("/api/matches")
+    assert refused.status_code == 405 and refused.json()["code"] == "method_not_allowed"
+    assert "POST" in refused.headers["allow"]
+    refused = api.post("/rules")
+    assert refused.status_code == 405 and "GET" in refused.headers["allow"]
