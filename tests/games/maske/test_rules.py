@@ -1652,3 +1652,28 @@ def test_ms_7_ms_9_ms_11_a_turn_goes_on_until_its_seat_has_done_its_part(auction
             assert state.current_player == seat and state.mid_turn()  # the drawer opens, same turn
     assert {"moving", "action", "auction"} <= seen
     assert setup_seconds == 3 and opening > 0
+
+
+# -- MS-6: the points at the start, and the bank ---------------------------------------------------
+@pytest.mark.parametrize("players", range(3, 7))
+def test_ms6_every_player_starts_with_10_points_for_everyone_to_see(players: int) -> None:
+    state = load_game("maske", {"players": players}).new_initial_state(players)
+    assert isinstance(state, MaskeState)
+    assert state.points == [10] * players
+    for viewer in [None, *range(players)]:
+        assert state.observation(viewer)["points"] == [10] * players
+
+
+def test_ms6_the_bank_pays_every_payday_in_full_however_much_it_has_paid() -> None:
+    stack = tuple(range(18))
+    state = table(holes=RING_HOLES, stack=stack)
+    expected = [10] * 4
+    for number, mask in enumerate(stack):
+        if number:
+            state.apply(ORIENT)
+        passes(state, 4)
+        for seat in range(4):
+            expected[seat] += payday_value(mask, 0, RING_HOLES[2 * seat : 2 * seat + 2])
+        assert state.points == expected, number
+    assert state.is_terminal()
+    assert sum(expected) - 40 > 40  # the bank paid out more than the players began with
