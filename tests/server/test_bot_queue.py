@@ -372,3 +372,35 @@ def test_a_decision_waits_for_redis_to_come_back(
             queue.shutdown()
 
     support.run_async(scenario())
+
+
+def test_a_job_given_up_while_no_worker_was_alive_is_skipped_by_the_worker_that_comes_later(
+    redis_url: str, workers: Workers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision nobody took in its time was played otherwise: the job expires in the queue, the
+    web process lets go of it, and a worker that starts later does not think for nobody."""
+    monkeypatch.setattr(bot_queue, "SWEEP_SECONDS", 0.1)
+    monkeypatch.setattr(bot_queue, "LEASE_SECONDS", 0.3)
+    given_up, still_wanted = tmp_path / "given-up", tmp_path / "still-wanted"
+
+    async def scenario() -> None:
+        late = RedisBotQueue(redis_url, patience=0.5)
+        patient = RedisBotQueue(redis_url, patience=WAIT)
+        late.start()
+        patient.start()
+        try:
+            skipped = asyncio.wrap_future(late.submit(partial(os.makedirs, str(given_up))))
+            with pytest.raises(TimeoutError, match="expired"):
+                await asyncio.wait_for(skipped, WAIT)
+            assert not late.pending and not late.deadlines
+            await asyncio.sleep(0.3)  # the job's time in the queue is over
+            wanted = asyncio.wrap_future(patient.submit(partial(os.makedirs, str(still_wanted))))
+            await asyncio.to_thread(workers.start)
+            await asyncio.wait_for(wanted, WAIT)  # taken after the expired one, which went first
+        finally:
+            late.shutdown()
+            patient.shutdown()
+
+    support.run_async(scenario())
+    assert still_wanted.is_dir() and not given_up.exists()
+    assert "expired" in workers.log(0)

@@ -59,6 +59,8 @@ REPLIES = "masques:bots:replies:"
 """Each web process's reply list: this prefix and the process's own id."""
 JOB_TRIES = 3
 """Workers one job may be given to (after the first died, the second ...)."""
+SHORTEST_EXPIRY = 0.01
+"""Seconds: the least time a job is left in the queue for (Redis refuses a key with no time to live)."""
 
 
 def _queue_unavailable() -> None:
@@ -247,6 +249,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         self.redis_url = redis_url
         self.patience = patience  # how long a job waits for Redis to take it (the bots' timeout)
         self.pending: dict[str, concurrent.futures.Future[Any]] = {}
+        self.deadlines: dict[str, float] = {}  # each pending job's give-up time (monotonic)
         self.on_capacity: Callable[[int], None] | None = None
         self.workers = 0
         self.counted = False  # the workers have been counted once
@@ -274,6 +277,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         for future in self.pending.values():
             future.cancel()
         self.pending.clear()
+        self.deadlines.clear()
         if self._poller is not None:
             self._poller.cancel()
         if self._pool is not None:
@@ -317,7 +321,7 @@ class RedisBotQueue(concurrent.futures.Executor):
         told = False
         while True:
             try:
-                await self._enqueue_once(job, future)
+                await self._enqueue_once(job, future, give_up)
                 return
             except _redis_away() as exc:
                 if self._closed or future.done() or time.monotonic() + ENQUEUE_RETRY_SECONDS > give_up:
@@ -327,17 +331,46 @@ class RedisBotQueue(concurrent.futures.Executor):
                     told = True
                 await asyncio.sleep(ENQUEUE_RETRY_SECONDS)
 
-    async def _enqueue_once(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
+    async def _enqueue_once(
+        self, job: Callable[[], Any], future: concurrent.futures.Future[Any], give_up: float
+    ) -> None:
+        """Queue the job to expire when its decision is given up: a worker that comes later (none was
+        alive, or all were busy) skips it instead of thinking for nobody."""
         pool = await self._connection()
         job_id = uuid.uuid4().hex
         self.pending[job_id] = future
+        self.deadlines[job_id] = give_up
         fields = dict(job.fields) if isinstance(job, Labelled) else None
-        queued = await pool.enqueue_job(
-            "run_job", job, self.replies, fields, _job_id=job_id, _queue_name=QUEUE
-        )
+        try:
+            queued = await pool.enqueue_job(
+                "run_job",
+                job,
+                self.replies,
+                fields,
+                _job_id=job_id,
+                _queue_name=QUEUE,
+                _expires=max(SHORTEST_EXPIRY, give_up - time.monotonic()),
+            )
+        except BaseException:
+            self._forget(job_id)
+            raise
         if queued is None:  # cannot happen with a fresh id; say so rather than wait forever
-            self.pending.pop(job_id, None)
+            self._forget(job_id)
             raise RuntimeError("the bot queue refused a job")
+
+    def _forget(self, job_id: str) -> concurrent.futures.Future[Any] | None:
+        self.deadlines.pop(job_id, None)
+        return self.pending.pop(job_id, None)
+
+    def _forget_expired(self) -> None:
+        """Let go of the jobs whose decision was given up: expired in the queue, a worker that takes
+        one later only records that (see :meth:`_collect`), and with no worker at all nothing ever
+        answers for them."""
+        now = time.monotonic()
+        for job_id in [j for j, give_up in self.deadlines.items() if give_up + LEASE_SECONDS < now]:
+            future = self._forget(job_id)
+            if future is not None and not future.done():
+                future.set_exception(TimeoutError("the bot job expired in the queue"))
 
     def _enqueue_done(self, future: concurrent.futures.Future[Any], task: asyncio.Task[None]) -> None:
         if task.cancelled():
@@ -359,6 +392,7 @@ class RedisBotQueue(concurrent.futures.Executor):
                 if self.pending and now - last_sweep >= SWEEP_SECONDS:
                     last_sweep = now
                     await self._collect(pool)
+                    self._forget_expired()
                 popped = await pool.blpop([self.replies], timeout=min(SWEEP_SECONDS, LEASE_SECONDS / 3))
                 if popped is not None:  # the next waiting reply comes at once on the next round
                     self._settle(*pickle.loads(popped[1]))
@@ -369,7 +403,7 @@ class RedisBotQueue(concurrent.futures.Executor):
                 await asyncio.sleep(1.0)
 
     def _settle(self, job_id: str, success: bool, result: Any) -> None:
-        future = self.pending.pop(job_id, None)
+        future = self._forget(job_id)
         if future is None or future.done():
             return  # a job run twice (its first worker was only slow), or one swept already
         if success:
