@@ -27,9 +27,16 @@ def test_routes_after_the_tables_still_answer(api: httpx.Client) -> None:
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
 
-def test_a_method_a_path_does_not_take_is_still_refused_with_its_methods(api: httpx.Client) -> None:
+def test_a_method_no_route_of_a_path_takes_is_refused_with_every_method_the_path_takes(
+    api: httpx.Client,
+) -> None:
+    """One route per method may share a path: the refusal names them all, not the first one's."""
     refused = api.put("/api/matches")
     assert refused.status_code == 405 and refused.json()["code"] == "method_not_allowed"
-    assert "POST" in refused.headers["allow"]
+    assert refused.headers["allow"] == "GET, POST"
+    refused = api.delete("/api/matches/0123456789abcdef/analysis")
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, POST"
     refused = api.post("/rules")
-    assert refused.status_code == 405 and "GET" in refused.headers["allow"]
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
+    refused = api.delete("/api/matches/0123456789abcdef/join")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"

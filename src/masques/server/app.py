@@ -330,10 +330,13 @@ def create_app(
         return key
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         """The framework's own refusals in the API's shape, ``{"code", "message"}``."""
         if exc.status_code < 400:  # pragma: no cover - the framework raises these for errors only
             return Response(status_code=exc.status_code, headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # the framework names the methods of one route of the path
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(app, request.url.path))}
         code = HTTP_CODES.get(exc.status_code, "bad_request" if exc.status_code < 500 else "server_error")
         message = {
             404: "no such page or API route",
@@ -342,7 +345,7 @@ def create_app(
         if exc.status_code == 400 and "parsing the body" in str(exc.detail):
             message = "the body is not valid JSON (or is nested too deeply, or holds a number too long)"
             code = "bad_json"
-        return JSONResponse({"code": code, "message": message}, exc.status_code, headers=exc.headers)
+        return JSONResponse({"code": code, "message": message}, exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -881,6 +884,16 @@ def create_app(
 
     tables_first(app)
     return app
+
+
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """Every method some route takes at ``path`` (several routes may share a path, one per method)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        regex, taken = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and taken and regex.match(path):
+            methods.update(taken)
+    return sorted(methods)
 
 
 TABLE_PATHS = ("/api/matches", "/ws/")
