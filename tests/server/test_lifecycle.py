@@ -704,11 +704,11 @@ def test_a_failed_write_while_watching_absent_seats_is_tried_again(
     writing = storage.set_seat_kind
     failed: list[int] = []
 
-    def fails_once(match_id: str, seat: int, *args: Any) -> None:
+    def fails_once(match_id: str, seat: int, *args: Any, **kwargs: Any) -> None:
         if not failed:
             failed.append(seat)
             raise OSError("database is locked")
-        writing(match_id, seat, *args)
+        writing(match_id, seat, *args, **kwargs)
 
     monkeypatch.setattr(storage, "set_seat_kind", fails_once)
 
@@ -732,6 +732,78 @@ def test_a_failed_write_while_watching_absent_seats_is_tried_again(
         row = storage.match(match.id)
         assert storage.seats(match.id)[0].kind == limits.abandoned_bot
         assert row is not None and row.deadline is None
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()
+
+
+def test_a_seat_that_goes_to_a_bot_gets_no_move_from_its_per_turn_clock(tmp_path: Path) -> None:
+    """A person who joined and never came: their seat goes to a bot while their turn's clock runs.
+    The clock then stops: the bot plays that turn, and no greedy move is made for the seat at the
+    deadline while the bot thinks."""
+    import asyncio
+
+    from masques.server.storage import Storage
+
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        limits = replace(support.RELAXED, grace_seconds=0.3, abandoned_bot="random")
+        registry = matches.Registry(storage, limits=limits, bot_workers=1)
+        deciding = registry._decide
+        decided: list[tuple[int, str]] = []
+
+        async def slow_bot(match: Any, seat: int, kind: str, purpose: str) -> int:
+            decided.append((seat, purpose))
+            action = await deciding(match, seat, kind, purpose)
+            if purpose == "bot" and seat == 0:
+                await asyncio.sleep(1.5)  # the seat's new bot thinks past the turn's deadline
+            return int(action)
+
+        registry._decide = slow_bot  # type: ignore[method-assign]
+        try:
+            match = await registry.create(
+                "masker", {"players": 2}, ["human", "random"], seed=7, turn_seconds=1
+            )  # seed 7: seat 0 moves first
+            await registry.join(match, "gone", 0)
+            deadline = time.monotonic() + support.TIMEOUT
+            while match.version < 4:
+                assert time.monotonic() < deadline, f"the match stopped at version {match.version}"
+                await asyncio.sleep(0.05)
+            assert match.seats[0].kind == "random"
+            assert (0, "clock") not in decided, decided
+        finally:
+            registry.close()
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()
+
+
+def test_closing_the_registry_stops_the_watch_on_absent_seats(tmp_path: Path) -> None:
+    """A stopping server leaves no task behind: the watch that would hand an absent seat to a bot
+    ends with the registry, as the bots' and the clocks' tasks do."""
+    import asyncio
+
+    from masques.server.storage import Storage
+
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        limits = replace(support.RELAXED, grace_seconds=600)
+        registry = matches.Registry(storage, limits=limits, bot_workers=1)
+        match = await registry.create("masker", {"players": 2}, ["human", "random"], seed=7)
+        await registry.join(match, "gone", 0)
+        watch = match.away_task
+        assert watch is not None and not watch.done()
+        registry.close()
+        await asyncio.sleep(0)
+        assert watch.cancelled()
 
     try:
         support.run_async(scenario())

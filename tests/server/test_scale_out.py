@@ -635,3 +635,37 @@ async def _until_async(ask: Any, wanted: Any, what: str) -> None:
     while await ask() != wanted:
         assert time.monotonic() < deadline, f"waited {TIMEOUT} s for {what}"
         await asyncio.sleep(0.05)
+
+
+def test_a_move_made_here_while_a_bot_thinks_does_not_stand_the_bots_down(tmp_path: Path) -> None:
+    """Only another process's move leaves the bots to it: one this process made itself while its
+    bot thought (a person's clock running out, say) is looked at again, and the game goes on."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        here = Registry(storage, limits=RELAXED, bot_workers=1)
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+        here._schedule_bots = lambda match: None  # type: ignore[method-assign]
+        deciding = here._decide
+        made_meanwhile: list[int] = []
+
+        async def meanwhile(match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
+            action = await deciding(match, seat, kind, purpose)
+            if not made_meanwhile:  # this process moves first, as a clock running out would
+                made_meanwhile.append(match.version)
+                await here._commit(match, seat, match.state.legal_actions()[0], match.version)
+            return int(action)
+
+        here._decide = meanwhile  # type: ignore[method-assign]
+        try:
+            match = await here.create("masker", {"players": 2}, ["random", "random"])
+            await asyncio.wait_for(here._run_bots(match), TIMEOUT)
+            assert made_meanwhile == [0] and match.status == "finished"
+        finally:
+            here.fanout = None
+            here.close()
+            storage.engine.dispose()
+
+    run_async(scenario())

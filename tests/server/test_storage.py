@@ -768,3 +768,29 @@ def test_a_database_error_names_its_statement_but_not_its_values(tmp_path: Path,
             assert secret not in str(failed.value) and secret not in repr(failed.value)
     finally:
         storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_seat_handed_to_a_bot_writes_its_turn_only_if_no_move_came_since(
+    tmp_path: Path, backend: str
+) -> None:
+    """Two processes may hand one absent seat to a bot: the second, working from the match as it
+    was before the other's bot moved, gives the seat to its bot but leaves the newer turn alone."""
+    from masques.server.storage import NewMatch, NewSeat, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        seats = [NewSeat("human", "Ann", "h-ann"), NewSeat("random")]
+        storage.create_match(NewMatch("00000000000000e1", "masker", "1", {"players": 2}, 5, seats))
+        assert storage.start_match("00000000000000e1", Turn(0, None, 1000.0))
+        storage.set_seat_kind("00000000000000e1", 0, "random", "Ann", turn=Turn(0, None, None), version=0)
+        row = storage.match("00000000000000e1")
+        assert row is not None and row.to_move == 0 and row.deadline is None  # no move since: written
+        storage.append_action("00000000000000e1", 0, 0, 1, None, turn=Turn(1, None, 2000.0))
+        storage.set_seat_kind("00000000000000e1", 0, "easy", "Ann", turn=Turn(0, None, None), version=0)
+        row = storage.match("00000000000000e1")
+        assert row is not None and row.to_move == 1 and row.deadline == 2000.0  # the newer turn stands
+        assert storage.seats("00000000000000e1")[0].kind == "easy"
+    finally:
+        storage.dispose()

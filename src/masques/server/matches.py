@@ -265,6 +265,7 @@ class LiveMatch:
     ratings: list[Any] | None = None  # each seat's rating before and after, once a rated match ended
     now: Callable[[], float] = time.time  # the registry's clock (tests drive it)
     actors: list[int] = field(default_factory=list)  # the seat that made each action
+    moves_from_elsewhere: int = 0  # moves another process committed, applied here (scale-out)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
@@ -819,7 +820,7 @@ class Registry:
             if task is not None:
                 task.cancel()
         for match in self.matches.values():
-            for task in (match.bot_task, match.clock_task, match.presence_task):
+            for task in (match.bot_task, match.clock_task, match.presence_task, match.away_task):
                 if task is not None:
                     task.cancel()
             for client in list(match.clients):
@@ -1431,6 +1432,7 @@ class Registry:
         for seat, action in log_rows[match.version :]:
             match.state.apply(action)
             match.actors.append(seat)
+            match.moves_from_elsewhere += 1
             changed = True
         kinds = await asyncio.to_thread(self.storage.player_kinds, [r.player_id for r in rows])
         seats = [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
@@ -1508,6 +1510,7 @@ class Registry:
                     log.warning("a published move did not apply here; reading the match again")
                 else:
                     match.actors.append(moved.seat)
+                    match.moves_from_elsewhere += 1
                     match.clock, match.deadline = moved.clock, moved.deadline
                     if match.turn_seconds:
                         match.turn_deadline = moved.deadline
@@ -1659,10 +1662,16 @@ class Registry:
         after = (held.kind, held.away_since, match.deadline, match.turn_deadline)
         held.kind, held.away_since, match.deadline, match.turn_deadline = before
         # The seat and the clock in one transaction: a stop between them would leave a stale deadline.
-        await asyncio.to_thread(self.storage.set_seat_kind, match.id, seat, level, name, turn)
+        await asyncio.to_thread(
+            self.storage.set_seat_kind, match.id, seat, level, name, turn=turn, version=match.version
+        )
         held.kind, held.away_since, match.deadline, match.turn_deadline = after
         if match.clock is not None:
             self._arm(match)
+        elif match.turn_seconds and seat == match.to_move:
+            clock = match.clock_task  # the turn is the bot's now: no greedy move for it at the deadline
+            if clock is not None and clock is not asyncio.current_task():
+                clock.cancel()
         log.info("match %s: seat %s %s and goes to the %s bot", match.id, seat, why, level)
 
     async def _end(
@@ -2100,27 +2109,29 @@ class Registry:
                     self._start_clock(match)
                     await self.broadcast(match)  # with the new deadline
                 return
-            version = match.version
+            version, remote = match.version, match.moves_from_elsewhere
             action = await self._decide(match, seat, kind, "bot")
             async with match.lock:
                 if match.version != version:
-                    if self._bots_played_elsewhere(match):
+                    if self._bots_played_elsewhere(match, remote):
                         return
                     continue
                 try:
                     await self._commit(match, seat, action, version)
                 except ServerError:
-                    if match.version != version and self._bots_played_elsewhere(match):
+                    if match.version != version and self._bots_played_elsewhere(match, remote):
                         return  # another process moved first (a failed write alone is tried again)
                     continue  # look again
             await self.broadcast(match)
 
-    def _bots_played_elsewhere(self, match: LiveMatch) -> bool:
-        """After another process made the bot's move first: with nobody connected to the match
-        here, leave its bots to that process (two processes both thinking for them after a
-        restart would each think every move, to commit half).  Its moves still reach this process
-        until the match leaves memory; should that process die, the sweep takes the match up."""
-        return self.fanout is not None and not match.clients
+    def _bots_played_elsewhere(self, match: LiveMatch, remote: int) -> bool:
+        """After another process made a move while this one's bot thought (``remote``: its count
+        of such moves then): with nobody connected to the match here, leave its bots to that
+        process (two processes both thinking for them after a restart would each think every move,
+        to commit half).  Its moves still reach this process until the match leaves memory; should
+        that process die, the sweep takes the match up.  A move made here meanwhile (a person's
+        clock running out) is no reason to stop."""
+        return self.fanout is not None and not match.clients and match.moves_from_elsewhere != remote
 
     def _start_clock(self, match: LiveMatch) -> None:
         """If the match has a per-turn clock and a human is to move, the greedy bot moves for them
@@ -2160,11 +2171,11 @@ class Registry:
         else:
             match.deadline = deadline
         await asyncio.sleep(max(0.0, deadline - self.now()))
-        if match.version != version or match.status != "running":
-            return  # the player moved in time
+        if match.version != version or match.status != "running" or match.seats[seat].kind != HUMAN:
+            return  # the player moved in time, or a bot plays the seat now
         action = await self._decide(match, seat, "greedy", "clock")
         async with match.lock:
-            if match.version != version:
+            if match.version != version or match.seats[seat].kind != HUMAN:
                 return
             try:
                 await self._commit(match, seat, action, version)

@@ -1046,10 +1046,28 @@ class Storage:
                 row.ratings = _rate(s, row, ranks, row.finished)
             return True, row.ratings
 
-    def set_seat_kind(self, match_id: str, seat: int, kind: str, name: str, turn: Turn | None = None) -> None:
+    def set_seat_kind(
+        self,
+        match_id: str,
+        seat: int,
+        kind: str,
+        name: str,
+        *,
+        turn: Turn | None = None,
+        version: int | None = None,
+    ) -> None:
         """A human seat handed to a bot: its holder and token no longer play it; with ``turn``, the
-        match's clock as it is now (a bot's turn has no deadline), in the same transaction."""
+        match's clock as it is now (a bot's turn has no deadline), in the same transaction.  With
+        ``version`` (the match's when ``turn`` was worked out), the clock is written only if no move
+        came since: another process's move stored a newer turn, which a stale one must not undo."""
         with self.session() as s:
+            if turn is not None and version is not None:
+                s.scalars(select(MatchRow.id).where(MatchRow.id == match_id).with_for_update()).one()
+                moves = s.scalar(
+                    select(func.count()).select_from(ActionRow).where(ActionRow.match_id == match_id)
+                )
+                if moves != version:
+                    turn = None
             row = s.scalars(select(SeatRow).where(SeatRow.match_id == match_id, SeatRow.seat == seat)).one()
             row.kind, row.name = kind, name
             if turn is not None:
