@@ -809,3 +809,46 @@ def test_closing_the_registry_stops_the_watch_on_absent_seats(tmp_path: Path) ->
         support.run_async(scenario())
     finally:
         storage.dispose()
+
+
+def test_a_move_made_while_the_start_is_being_written_is_stored_after_it(tmp_path: Path) -> None:
+    """The last seat taken starts the match; a seat that sees its turn at once and moves while the
+    start is still on its way to the database waits for it.  Stored before the start, the move's
+    turn was then undone by the start's: the match said the first player was to move again."""
+    import asyncio
+
+    from masques.server.storage import Storage
+
+    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
+    storage.migrate()
+
+    async def scenario() -> None:
+        registry = matches.Registry(storage, limits=support.RELAXED, bot_workers=1)
+        writing = registry._write
+
+        async def slow_start(write: Any) -> Any:
+            if getattr(write, "func", None) == storage.start_match:
+                await asyncio.sleep(0.5)  # queued behind other writes
+            return await writing(write)
+
+        registry._write = slow_start  # type: ignore[method-assign]
+        try:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"], seed=7)
+            await registry.join(match, "Ann", 0)
+            joining = asyncio.ensure_future(registry.join(match, "Bob", 1))
+            while match.status != "running":
+                await asyncio.sleep(0.01)
+            first = match.state.current_player
+            while match.state.current_player == first:  # to the next player's turn
+                await registry.submit(match, first, match.state.legal_actions()[0], match.version)
+            await joining
+            row = storage.match(match.id)
+            assert row is not None and row.status == "running"
+            assert row.to_move == match.state.current_player != first
+        finally:
+            registry.close()
+
+    try:
+        support.run_async(scenario())
+    finally:
+        storage.dispose()

@@ -1273,20 +1273,24 @@ class Registry:
             await self.fanout.publish(match.id)
 
     async def _maybe_start(self, match: LiveMatch) -> None:
-        if match.status == "open" and all(s.taken for s in match.seats):
+        """Start a match whose seats are all taken.  The start is written under the match's lock: a
+        move (a seat that saw its turn in a view built meanwhile) waits for it, so no move is
+        stored before the start, whose turn would then undo the move's."""
+        async with match.lock:
+            if match.status != "open" or not all(s.taken for s in match.seats):
+                return
             match.status = "running"
             if match.clock is not None:
                 match.clock = clocks.start(match.clock, len(match.seats), match.clock["at_zero"], self.now())
             turn = match.turn()
             match.deadline = turn.deadline
             if not await self._write(partial(self.storage.start_match, match.id, turn)):
-                async with match.lock:
-                    await self._catch_up(match)  # started by another process, or expired meanwhile
+                await self._catch_up(match)  # started by another process, or expired meanwhile
                 if match.status != "running":
                     return
-            self._schedule_bots(match)
-            self._watch_away(match)
-            self._arm(match)
+        self._schedule_bots(match)
+        self._watch_away(match)
+        self._arm(match)
 
     async def reload_seats(self, match_ids: list[str]) -> None:
         """Seats changed hands in storage (a guest logged in): matches in memory read them again."""
