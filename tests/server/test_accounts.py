@@ -1023,3 +1023,35 @@ def test_a_log_in_with_a_nul_in_its_username_is_a_wrong_username(
     assert not logged, logged
     with browser(server) as owner:
         login(owner, name)  # the account itself is untouched
+
+
+def test_a_login_guard_keeps_nothing_for_right_log_ins_and_lets_old_failures_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many people logging in leave no count behind (each kept one per address and username, for
+    good, and each log-in scanned them all once there were many); failures are let go of an hour
+    after the last, however few there are."""
+    from masques.server import accounts
+
+    now = [1000.0]
+    monkeypatch.setattr(accounts.time, "monotonic", lambda: now[0])
+    guard = accounts.LoginGuard()
+
+    async def scenario() -> None:
+        for n in range(300):
+            keys = accounts.attempt_keys(f"user{n}", f"ip:{n % 17}", known_device=n % 2 == 0)
+            await guard.attempt(*keys)
+            await guard.succeeded(*keys)
+        assert not guard._failures
+        wrong = accounts.attempt_keys("kim", "ip:abc", known_device=False)
+        await guard.attempt(*wrong)
+        now[0] += 10
+        later = accounts.attempt_keys("lou", "ip:def", known_device=False)
+        await guard.attempt(*later)
+        now[0] += accounts.LoginGuard.KEEP - 5  # kim's failure is an hour old, lou's not yet
+        right = accounts.attempt_keys("max", "ip:ghi", known_device=True)
+        await guard.attempt(*right)
+        await guard.succeeded(*right)
+        assert set(guard._failures) == set(later)
+
+    support.run_async(scenario())

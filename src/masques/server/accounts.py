@@ -282,6 +282,7 @@ class LoginGuard:
 
     def __init__(self) -> None:
         self._failures: dict[str, _Failures] = {}
+        """Each key's count, in the order of their last failure (the oldest first)."""
 
     @classmethod
     def free(cls, key: str) -> int:
@@ -317,7 +318,8 @@ class LoginGuard:
         self.refuse(max((self._failures[k].until - now for k in keys if k in self._failures), default=0.0))
         self._forget_old(now)
         for key in keys:
-            entry = self._failures.setdefault(key, _Failures())
+            entry = self._failures.pop(key, None) or _Failures()  # last now: to the end of the order
+            self._failures[key] = entry
             if now - entry.last > self.KEEP:
                 entry.count = 0
             entry.count += 1
@@ -327,7 +329,8 @@ class LoginGuard:
 
     async def succeeded(self, *keys: str) -> None:
         """The attempt on ``keys`` was right: the first key (the username from this address) is
-        cleared, and the others take back the count the attempt added."""
+        cleared, and the others take back the count the attempt added (a count back at none is
+        let go of: every log-in would otherwise leave its address and username behind)."""
         first, *others = keys
         self._failures.pop(first, None)
         for key in others:
@@ -336,6 +339,8 @@ class LoginGuard:
                 entry.count -= 1
                 if entry.count <= self.free(key):  # the wait this attempt's count set goes with it
                     entry.until = 0.0
+                if not entry.count:
+                    del self._failures[key]
 
     def forget(self) -> None:
         """Forget every count this process keeps (the shared ones stay in Redis)."""
@@ -345,11 +350,13 @@ class LoginGuard:
         """Let go of what the guard holds (nothing, in memory)."""
 
     def _forget_old(self, now: float) -> None:
-        if len(self._failures) < 10_000:
-            return
-        for key, entry in list(self._failures.items()):
-            if now - entry.last > self.KEEP:
-                del self._failures[key]
+        """Let go of the counts whose last failure is older than :data:`KEEP`: the oldest come first,
+        so this stops at the first one still kept."""
+        while self._failures:
+            key = next(iter(self._failures))
+            if now - self._failures[key].last <= self.KEEP:
+                return
+            del self._failures[key]
 
 
 _ATTEMPT = """
