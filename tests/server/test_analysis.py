@@ -235,6 +235,31 @@ def test_an_analysis_shows_its_progress_and_a_failure_says_to_try_again(
     assert analysed(api, match_id, token)["points"]  # asked again, it runs again
 
 
+def test_a_failed_analysis_is_told_for_a_while_then_let_go_of(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure is told to its player, and then forgotten: failures do not pile up in memory."""
+    match_id, token = finished_match(server, api, "masker", {"players": 2}, ["human", "random"])
+
+    def failing(*_args: Any, **_kwargs: Any) -> tuple[int, float, float]:
+        raise RuntimeError("the analysis bot failed")
+
+    monkeypatch.setattr(analysis, "judge_decision", failing)
+    monkeypatch.setattr(analysis, "FAILURE_KEPT_SECONDS", 1.0)
+    headers = {"x-seat-token": token}
+    path = f"/api/matches/{match_id}/analysis"
+    assert api.post(path, headers=headers).status_code == 202
+    deadline = time.monotonic() + POLL_SECONDS
+    while (response := api.get(path, headers=headers)).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    support.error(response, 503, "analysis_failed")
+    while (response := api.get(path, headers=headers)).status_code == 503:
+        assert time.monotonic() < deadline, "the failure was never let go of"
+        time.sleep(0.1)
+    assert response.status_code == 200 and response.json() == {"status": "none"}
+
+
 def test_a_hint_the_bot_cannot_give_says_to_try_again(
     server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:

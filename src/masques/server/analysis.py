@@ -41,6 +41,9 @@ MAX_RUNNING = 2
 MOMENTS = 3
 """How many of the largest drops an analysis points out."""
 
+FAILURE_KEPT_SECONDS = 600.0
+"""How long a failed analysis's error is told to its player (then: none was asked for)."""
+
 
 def judge_decision(
     game_name: str,
@@ -176,6 +179,14 @@ class Analyses:
         finally:
             if progress.error is None:
                 self.running.pop((match.id, seat), None)
+            else:  # told for a while, then let go of: failures must not pile up in memory
+                asyncio.get_running_loop().call_later(
+                    FAILURE_KEPT_SECONDS, self._forget_failure, (match.id, seat), progress
+                )
+
+    def _forget_failure(self, key: tuple[str, int], progress: Progress) -> None:
+        if self.running.get(key) is progress:  # not asked again meanwhile
+            del self.running[key]
 
     async def _judge_all(
         self, match: LiveMatch, seat: int, found: list[Decision], progress: Progress
