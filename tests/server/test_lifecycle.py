@@ -745,26 +745,21 @@ def test_a_seat_that_goes_to_a_bot_gets_no_move_from_its_per_turn_clock(tmp_path
     deadline while the bot thinks."""
     import asyncio
 
-    from masques.server.storage import Storage
-
-    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
-    storage.migrate()
+    limits = replace(support.RELAXED, grace_seconds=0.3, abandoned_bot="random")
 
     async def scenario() -> None:
-        limits = replace(support.RELAXED, grace_seconds=0.3, abandoned_bot="random")
-        registry = matches.Registry(storage, limits=limits, bot_workers=1)
-        deciding = registry._decide
-        decided: list[tuple[int, str]] = []
+        async with support.sqlite_registry(tmp_path, limits=limits) as registry:
+            deciding = registry._decide
+            decided: list[tuple[int, str]] = []
 
-        async def slow_bot(match: Any, seat: int, kind: str, purpose: str) -> int:
-            decided.append((seat, purpose))
-            action = await deciding(match, seat, kind, purpose)
-            if purpose == "bot" and seat == 0:
-                await asyncio.sleep(1.5)  # the seat's new bot thinks past the turn's deadline
-            return int(action)
+            async def slow_bot(match: Any, seat: int, kind: str, purpose: str) -> int:
+                decided.append((seat, purpose))
+                action = await deciding(match, seat, kind, purpose)
+                if purpose == "bot" and seat == 0:
+                    await asyncio.sleep(1.5)  # the seat's new bot thinks past the turn's deadline
+                return int(action)
 
-        registry._decide = slow_bot  # type: ignore[method-assign]
-        try:
+            registry._decide = slow_bot  # type: ignore[method-assign]
             match = await registry.create(
                 "masker", {"players": 2}, ["human", "random"], seed=7, turn_seconds=1
             )  # seed 7: seat 0 moves first
@@ -775,13 +770,8 @@ def test_a_seat_that_goes_to_a_bot_gets_no_move_from_its_per_turn_clock(tmp_path
                 await asyncio.sleep(0.05)
             assert match.seats[0].kind == "random"
             assert (0, "clock") not in decided, decided
-        finally:
-            registry.close()
 
-    try:
-        support.run_async(scenario())
-    finally:
-        storage.dispose()
+    support.run_async(scenario())
 
 
 def test_closing_the_registry_stops_the_watch_on_absent_seats(tmp_path: Path) -> None:
@@ -789,26 +779,18 @@ def test_closing_the_registry_stops_the_watch_on_absent_seats(tmp_path: Path) ->
     ends with the registry, as the bots' and the clocks' tasks do."""
     import asyncio
 
-    from masques.server.storage import Storage
-
-    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
-    storage.migrate()
+    limits = replace(support.RELAXED, grace_seconds=600)
 
     async def scenario() -> None:
-        limits = replace(support.RELAXED, grace_seconds=600)
-        registry = matches.Registry(storage, limits=limits, bot_workers=1)
-        match = await registry.create("masker", {"players": 2}, ["human", "random"], seed=7)
-        await registry.join(match, "gone", 0)
-        watch = match.away_task
-        assert watch is not None and not watch.done()
-        registry.close()
-        await asyncio.sleep(0)
+        async with support.sqlite_registry(tmp_path, limits=limits) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "random"], seed=7)
+            await registry.join(match, "gone", 0)
+            watch = match.away_task
+            assert watch is not None and not watch.done()
+        await asyncio.sleep(0)  # closed
         assert watch.cancelled()
 
-    try:
-        support.run_async(scenario())
-    finally:
-        storage.dispose()
+    support.run_async(scenario())
 
 
 def test_a_move_made_while_the_start_is_being_written_is_stored_after_it(tmp_path: Path) -> None:
@@ -817,22 +799,16 @@ def test_a_move_made_while_the_start_is_being_written_is_stored_after_it(tmp_pat
     turn was then undone by the start's: the match said the first player was to move again."""
     import asyncio
 
-    from masques.server.storage import Storage
-
-    storage = Storage(support.fresh_database_url("sqlite", tmp_path))
-    storage.migrate()
-
     async def scenario() -> None:
-        registry = matches.Registry(storage, limits=support.RELAXED, bot_workers=1)
-        writing = registry._write
+        async with support.sqlite_registry(tmp_path) as registry:
+            storage, writing = registry.storage, registry._write
 
-        async def slow_start(write: Any) -> Any:
-            if getattr(write, "func", None) == storage.start_match:
-                await asyncio.sleep(0.5)  # queued behind other writes
-            return await writing(write)
+            async def slow_start(write: Any) -> Any:
+                if getattr(write, "func", None) == storage.start_match:
+                    await asyncio.sleep(0.5)  # queued behind other writes
+                return await writing(write)
 
-        registry._write = slow_start  # type: ignore[method-assign]
-        try:
+            registry._write = slow_start  # type: ignore[method-assign]
             match = await registry.create("masker", {"players": 2}, ["human", "human"], seed=7)
             await registry.join(match, "Ann", 0)
             joining = asyncio.ensure_future(registry.join(match, "Bob", 1))
@@ -845,10 +821,5 @@ def test_a_move_made_while_the_start_is_being_written_is_stored_after_it(tmp_pat
             row = storage.match(match.id)
             assert row is not None and row.status == "running"
             assert row.to_move == match.state.current_player != first
-        finally:
-            registry.close()
 
-    try:
-        support.run_async(scenario())
-    finally:
-        storage.dispose()
+    support.run_async(scenario())

@@ -28,6 +28,7 @@ from masques_server_support import (  # type: ignore[import-not-found]
     play_to_end,
     run_async,
     seat_conns,
+    sqlite_registry,
 )
 from sqlalchemy import create_engine, text
 
@@ -397,6 +398,19 @@ class _QuietFanout:
         return False
 
 
+@contextlib.asynccontextmanager
+async def _among_others(folder: Path) -> AsyncIterator[Registry]:
+    """A registry that takes other processes to share its matches (their notes go unheard), whose
+    bots move only when the test runs them."""
+    async with sqlite_registry(folder) as here:
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+        here._schedule_bots = lambda match: None  # type: ignore[method-assign]
+        try:
+            yield here
+        finally:
+            here.fanout = None
+
+
 @pytest.mark.parametrize("other_processes", [True, False])
 def test_bots_whose_move_another_process_made_first_are_left_to_it(
     tmp_path: Path, other_processes: bool
@@ -436,32 +450,22 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
 def test_a_bot_move_whose_write_failed_is_tried_again_even_with_other_processes(tmp_path: Path) -> None:
     """Only a move another process made first stands the bots down: a write that failed (the
     version still free) is tried again, and the game goes on here."""
-    url = fresh_database_url("sqlite", tmp_path)
 
     async def scenario() -> None:
-        storage = Storage(url)
-        storage.migrate()
-        here = Registry(storage, limits=RELAXED, bot_workers=1)
-        here.fanout = _QuietFanout()  # type: ignore[assignment]
-        here._schedule_bots = lambda match: None  # type: ignore[method-assign]
-        committing = here._commit
-        failed: list[int] = []
+        async with _among_others(tmp_path) as here:
+            committing = here._commit
+            failed: list[int] = []
 
-        async def fails_once(match: LiveMatch, seat: int, action: int, version: int) -> None:
-            if not failed:
-                failed.append(version)
-                raise ServerError(503, "storage_busy", "the database did not answer")
-            await committing(match, seat, action, version)
+            async def fails_once(match: LiveMatch, seat: int, action: int, version: int) -> None:
+                if not failed:
+                    failed.append(version)
+                    raise ServerError(503, "storage_busy", "the database did not answer")
+                await committing(match, seat, action, version)
 
-        here._commit = fails_once  # type: ignore[method-assign]
-        try:
+            here._commit = fails_once  # type: ignore[method-assign]
             match = await here.create("masker", {"players": 2}, ["random", "random"])
             await asyncio.wait_for(here._run_bots(match), TIMEOUT)
             assert failed == [0] and match.status == "finished"
-        finally:
-            here.fanout = None
-            here.close()
-            storage.engine.dispose()
 
     run_async(scenario())
 
@@ -640,32 +644,22 @@ async def _until_async(ask: Any, wanted: Any, what: str) -> None:
 def test_a_move_made_here_while_a_bot_thinks_does_not_stand_the_bots_down(tmp_path: Path) -> None:
     """Only another process's move leaves the bots to it: one this process made itself while its
     bot thought (a person's clock running out, say) is looked at again, and the game goes on."""
-    url = fresh_database_url("sqlite", tmp_path)
 
     async def scenario() -> None:
-        storage = Storage(url)
-        storage.migrate()
-        here = Registry(storage, limits=RELAXED, bot_workers=1)
-        here.fanout = _QuietFanout()  # type: ignore[assignment]
-        here._schedule_bots = lambda match: None  # type: ignore[method-assign]
-        deciding = here._decide
-        made_meanwhile: list[int] = []
+        async with _among_others(tmp_path) as here:
+            deciding = here._decide
+            made_meanwhile: list[int] = []
 
-        async def meanwhile(match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
-            action = await deciding(match, seat, kind, purpose)
-            if not made_meanwhile:  # this process moves first, as a clock running out would
-                made_meanwhile.append(match.version)
-                await here._commit(match, seat, match.state.legal_actions()[0], match.version)
-            return int(action)
+            async def meanwhile(match: LiveMatch, seat: int, kind: str, purpose: str) -> int:
+                action = await deciding(match, seat, kind, purpose)
+                if not made_meanwhile:  # this process moves first, as a clock running out would
+                    made_meanwhile.append(match.version)
+                    await here._commit(match, seat, match.state.legal_actions()[0], match.version)
+                return int(action)
 
-        here._decide = meanwhile  # type: ignore[method-assign]
-        try:
+            here._decide = meanwhile  # type: ignore[method-assign]
             match = await here.create("masker", {"players": 2}, ["random", "random"])
             await asyncio.wait_for(here._run_bots(match), TIMEOUT)
             assert made_meanwhile == [0] and match.status == "finished"
-        finally:
-            here.fanout = None
-            here.close()
-            storage.engine.dispose()
 
     run_async(scenario())
