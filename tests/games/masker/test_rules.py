@@ -929,6 +929,35 @@ def test_mk_14a_white_beneath_the_runner_gives_the_same_player_another_free_step
     assert state.is_terminal() and state.winners() == [1]
 
 
+@pytest.mark.parametrize(("players", "variant"), CONFIGS)
+def test_a_clone_and_its_original_change_apart_though_they_share_stacks(players: int, variant: str) -> None:
+    """A clone shares its original's stacks until a step copies those it changes: a whole game of
+    steps on the original leaves every earlier clone as it was, and the reverse."""
+    for seed in range(3):
+        state = game(players, variant).new_initial_state(seed)
+        rng = random.Random(seed)
+        clones: list[tuple[MaskerState, str]] = []
+        while not state.is_terminal():
+            twin = state.clone()
+            clones.append((twin, json.dumps(twin.serialize())))
+            before = json.dumps(state.serialize())
+            if not twin.is_terminal():
+                play(twin.clone(), rng.choice(twin.legal_actions()))
+            assert json.dumps(state.serialize()) == before
+            state.apply(rng.choice(state.legal_actions()))
+        for twin, dump in clones:
+            assert json.dumps(twin.serialize()) == dump
+
+
+def test_mk_14a_a_sink_on_a_clone_leaves_the_original_stack() -> None:
+    state = build(2, towers("RKYG", "*", "", "", "", "", "", "", ""), [R, K])
+    state.apply(0)
+    twin = state.clone()
+    twin.apply(0)  # the runner sinks on the clone's stack
+    assert twin.stacks[0] == [R, K, RUNNER]
+    assert state.stacks[0] == [R, K, Y, RUNNER]
+
+
 def test_mk_14a_only_when_no_other_stack_holds_a_cross() -> None:
     """With any other cross on the board the free step goes there, never beneath the runner."""
     state = build(2, towers("RKYG", "*", "", "", "", "", "", "", "B"), [R, K])

@@ -452,12 +452,15 @@ class MaskerState(State):
     def _step(self, target: int) -> None:
         """MK-5: move the runner onto ``target`` and capture the cross there."""
         seat = self.player
+        stacks = self.stacks  # its stacks may be another state's too (see clone): copied before a change
         if target == self.runner:  # MK-14a: the cross beneath the runner, which sinks one level
-            captured = self.stacks[target].pop(-2)
+            stacks[target] = stack = stacks[target].copy()
+            captured = stack.pop(-2)
         else:
-            captured = self.stacks[target].pop()
-            self.stacks[self.runner].pop()  # the runner leaves; in 2D its cell becomes a hole
-            self.stacks[target].append(RUNNER)
+            stacks[target] = stack = stacks[target].copy()
+            captured = stack.pop()
+            stack.append(RUNNER)
+            stacks[self.runner] = stacks[self.runner][:-1]  # the runner leaves; in 2D a hole stays
             self.runner = target
         self.piles[seat].append(captured)
         self.on_board[captured] -= 1
@@ -539,10 +542,13 @@ class MaskerState(State):
 
     # -- copies and views -------------------------------------------------------------------
     def clone(self) -> MaskerState:
+        """A state to change apart from this one.  The stacks themselves are shared: a step copies
+        the two it changes.  Copying all 36 on every clone made most of a move's lasting objects, and
+        the server's cycle collector walked each of them again and again."""
         other = MaskerState.__new__(MaskerState)
         other.__dict__.update(self.__dict__)
         other.history = self.history.copy()
-        other.stacks = [s.copy() for s in self.stacks]
+        other.stacks = self.stacks.copy()
         other.tokens = self.tokens.copy()
         other.piles = [p.copy() for p in self.piles]
         other.eliminated = self.eliminated.copy()
