@@ -18,10 +18,49 @@ from masques.server.storage import DatabaseInUseError, FileOwner, Storage, sqlit
 
 def test_sqlite_connections_commit_with_synchronous_full_in_wal_mode(tmp_path: Path) -> None:
     storage = Storage(f"sqlite:///{tmp_path / 'a.sqlite3'}")
-    with storage.engine.connect() as connection:
-        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL (NORMAL is 1)
-        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-    storage.engine.dispose()
+    assert storage._single_writes is not None  # the writing thread's own connection too
+    for engine in (storage.engine, storage._single_writes):
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL (NORMAL is 1)
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_batch_of_moves_without_clocks_is_written_whole_or_not_at_all(tmp_path: Path, backend: str) -> None:
+    """On SQLite a batch without a turn's clock is one statement: a version taken or a match ended
+    refuses all of it, as a transaction of one row at a time did; what it writes reads back the same."""
+    from sqlalchemy.exc import IntegrityError
+
+    from masques.server.storage import Append, MatchEndedError, NewMatch, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        ids = [f"00000000000000d{n}" for n in range(4)]
+        for match_id in ids:
+            storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
+        storage.append_actions([Append(ids[0], 0, 0, 7)])
+        storage.end_match(ids[3], {"reason": "aborted", "seats": [], "winners": []}, "expired")
+        for refused in (
+            [Append(ids[1], 0, 1, 5), Append(ids[0], 0, 1, 6)],  # version 0 of the first is taken
+            [Append(ids[1], 0, 1, 5), Append(ids[3], 0, 0, 2)],  # the last one has ended
+        ):
+            with pytest.raises((IntegrityError, MatchEndedError)):
+                storage.append_actions(refused)
+            assert [storage.log(m) for m in ids] == [[(0, 7)], [], [], []]
+        storage.append_actions([Append(ids[1], 0, 1, 5), Append(ids[0], 1, 1, 6), Append(ids[1], 1, 0, 4)])
+        storage.append_actions([Append(ids[2], 0, 0, 3, Turn(1))])  # with a clock: the other way
+        logs = [[(0, 7), (1, 6)], [(1, 5), (0, 4)], [(0, 3)], []]  # each move's seat and action
+        assert [storage.log(m) for m in ids] == logs
+        with storage.engine.connect() as connection:
+            written = connection.exec_driver_sql("SELECT created FROM actions ORDER BY id").scalars().all()
+        assert len({type(at) for at in written}) == 1
+        if backend == "sqlite":
+            assert all(str(at).endswith("+00:00") for at in written)  # as the rows written one by one
+    finally:
+        storage.dispose()
 
 
 def test_the_lock_file_sits_beside_the_sqlite_file_and_memory_or_postgresql_need_none(

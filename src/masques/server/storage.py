@@ -55,6 +55,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.sql.expression import Executable
 
 from ..engine.records import GameRecord
 from ..extras import require
@@ -300,6 +301,15 @@ INSERT_LIVE_ACTIONS = text(
 )
 """Moves (SQLite): a move of a match that has ended gets no action, which the NOT NULL column refuses,
 so the batch fails as when a version is taken; the status is read in the same statement."""
+APPEND_ACTIONS_SQLITE = """
+INSERT INTO actions (match_id, number, seat, action, created)
+SELECT json_extract(m.value, '$[0]'), json_extract(m.value, '$[1]'), json_extract(m.value, '$[2]'),
+    CASE WHEN (SELECT status FROM matches WHERE id = json_extract(m.value, '$[0]'))
+        IN ('finished', 'expired') THEN NULL ELSE json_extract(m.value, '$[3]') END,
+    :created
+FROM json_each(:moves) AS m
+"""
+"""Moves without a turn's clock (SQLite): the batch in one statement, its own transaction."""
 SET_TURN = (
     update(_MATCHES)
     .where(_MATCHES.c.id == bindparam("row"))
@@ -358,6 +368,19 @@ def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any
             if attempt == 2 or not exc.connection_invalidated:
                 raise
     return []  # pragma: no cover - the loop returns or raises
+
+
+def _one_write(engine: Engine, statement: Executable, values: dict[str, Any]) -> int:
+    """Run one write in autocommit (on the writing thread's own connection); the rows it changed.
+    A connection found dropped is replaced and the write sent again once: it had not run."""
+    for attempt in (1, 2):
+        try:
+            with engine.connect() as connection:
+                return int(connection.execute(statement, values).rowcount)
+        except DBAPIError as exc:
+            if attempt == 2 or not exc.connection_invalidated:
+                raise
+    return 0  # pragma: no cover - the loop returns or raises
 
 
 APPEND_ACTIONS_POSTGRES = """
@@ -619,6 +642,7 @@ class Storage:
             url, connect_args=connect_args, pool_pre_ping=ping, hide_parameters=True
         )
         self._moves_engine: Engine | None = None
+        self._sqlite_writes: Engine | None = None
         if url.startswith("postgresql"):
             # The moves' own connection (one thread writes them), in autocommit: a batch of moves is
             # one statement, so one round trip to the server.  Each round trip costs the writing
@@ -634,12 +658,30 @@ class Storage:
                 isolation_level="AUTOCOMMIT",
                 hide_parameters=True,
             )
+        if sqlite_file(url) is not None:
+            # The writing thread's own connection here too, in autocommit, for the writes that are
+            # one statement (a batch of moves, a seat claimed, a match started): each is then its
+            # own transaction.  In one of its own, the driver gives up the interpreter lock on
+            # BEGIN, on every row and on COMMIT, and the thread waits behind a busy event loop each
+            # time it takes the lock back.
+            self._sqlite_writes = create_engine(
+                url,
+                connect_args=connect_args,
+                pool_size=1,
+                max_overflow=0,
+                isolation_level="AUTOCOMMIT",
+                hide_parameters=True,
+            )
         if url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            for engine in (self.engine, self._sqlite_writes):
+                if engine is not None:
+                    event.listen(engine, "connect", _sqlite_pragmas)
         for engine in (self.engine, self._moves_engine):
             if engine is not None and url.startswith("postgresql"):
                 event.listen(engine, "connect", _postgres_session)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._single_writes = self._moves_engine or self._sqlite_writes
+        """The autocommit connection of the writes that are one statement, if there is one."""
 
     def _alembic(self) -> Config:
         config = Config()
@@ -790,6 +832,14 @@ class Storage:
             "new_player_id": player_id,
         }
         try:
+            if session is None and self._single_writes is not None:
+                if _one_write(self._single_writes, CLAIM_SEAT, values):
+                    return True
+                with self.engine.connect() as connection:
+                    connection.execute(
+                        select(_SEATS.c.id).where(_SEATS.c.match_id == match_id, _SEATS.c.seat == seat)
+                    ).one()  # NoResultFound: no such seat
+                return False
             with self.engine.begin() as connection:
                 if session is not None:
                     _lock_players(connection, [player_id])  # a log-in moving this guest's seats waits
@@ -836,6 +886,8 @@ class Storage:
             "new_deadline": turn.deadline,
             "new_to_move": turn.to_move,
         }
+        if self._single_writes is not None:
+            return bool(_one_write(self._single_writes, START_MATCH, values))
         with self.engine.begin() as connection:
             return bool(connection.execute(START_MATCH, values).rowcount)
 
@@ -913,6 +965,11 @@ class Storage:
         if self._moves_engine is not None:
             self._append_actions_at_once(self._moves_engine, appends, now)
             return
+        if self._sqlite_writes is not None and all(a.turn is None for a in appends):
+            moves = json.dumps([[a.match_id, a.number, a.seat, a.action] for a in appends])
+            with self._sqlite_writes.connect() as connection:
+                connection.exec_driver_sql(APPEND_ACTIONS_SQLITE, {"moves": moves, "created": now})
+            return
         turns = [
             {"row": a.match_id, "new_clock": t.clock, "new_deadline": t.deadline, "new_to_move": t.to_move}
             for a in appends
@@ -938,8 +995,9 @@ class Storage:
     def dispose(self) -> None:
         """Close the database connections this storage holds."""
         self.engine.dispose()
-        if self._moves_engine is not None:
-            self._moves_engine.dispose()
+        for engine in (self._moves_engine, self._sqlite_writes):
+            if engine is not None:
+                engine.dispose()
 
     @staticmethod
     def _append_actions_at_once(engine: Engine, appends: list[Append], now: datetime) -> None:
