@@ -278,11 +278,15 @@ def create_app(
             app.state.login_guard = guard
             app.state.analyses = Analyses(registry)
             await registry.start()
+            young: asyncio.Task[None] | None = None
             if settle_heap:
                 heap.settle()
+                young = asyncio.get_running_loop().create_task(heap.keep_young())
             try:
                 yield
             finally:
+                if young is not None:
+                    young.cancel()
                 app.state.analyses.close()
                 await registry.stop()
                 await guard.close()
