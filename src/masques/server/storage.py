@@ -725,11 +725,13 @@ class Storage:
 
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, spec: NewMatch) -> None:
-        """Every table's next game makes one: two statements, without the ORM's unit of work."""
+        """Every table's next game makes one: two statements, without the ORM's unit of work (the
+        seats in one, not one per seat: each statement costs the writing thread the interpreter
+        lock again)."""
         with self.engine.begin() as connection:
             connection.execute(INSERT_MATCH, _match_values(spec))
             if spec.seats:
-                connection.execute(INSERT_SEAT, _seat_values(spec))
+                connection.execute(INSERT_SEAT.values(_seat_values(spec)))
 
     def match(self, match_id: str) -> MatchRow | None:
         with self.session() as s:
