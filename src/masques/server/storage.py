@@ -18,12 +18,12 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from alembic import command
@@ -61,6 +61,8 @@ from ..engine.records import GameRecord
 from ..extras import require
 from .clocks import CORRESPONDENCE
 from .ratings import BOT_PREFIX, Skill, bot_start, family_of, is_bot, newcomer, rate
+
+_T = TypeVar("_T")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -356,31 +358,32 @@ def _end_unrated(with_turn: bool, with_end: bool) -> Any:
     )
 
 
-def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any]:
-    """Run one statement in autocommit; the rows it returns.  A connection found dropped (the
-    database restarted) is replaced and the statement sent again once: it had not run."""
+def _in_autocommit(engine: Engine, run: Callable[[Connection], _T]) -> _T:
+    """Run one statement on an autocommit connection.  A connection found dropped (the database
+    restarted) is replaced and the statement sent again once: it had not run."""
     for attempt in (1, 2):
         try:
             with engine.connect() as connection:
-                result = connection.exec_driver_sql(sql, params)
-                return list(result.all()) if result.returns_rows else []
+                return run(connection)
         except DBAPIError as exc:
             if attempt == 2 or not exc.connection_invalidated:
                 raise
-    return []  # pragma: no cover - the loop returns or raises
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+def _one_statement(engine: Engine, sql: str, params: dict[str, Any]) -> list[Any]:
+    """Run one statement of SQL in autocommit; the rows it returns."""
+
+    def run(connection: Connection) -> list[Any]:
+        result = connection.exec_driver_sql(sql, params)
+        return list(result.all()) if result.returns_rows else []
+
+    return _in_autocommit(engine, run)
 
 
 def _one_write(engine: Engine, statement: Executable, values: dict[str, Any]) -> int:
-    """Run one write in autocommit (on the writing thread's own connection); the rows it changed.
-    A connection found dropped is replaced and the write sent again once: it had not run."""
-    for attempt in (1, 2):
-        try:
-            with engine.connect() as connection:
-                return int(connection.execute(statement, values).rowcount)
-        except DBAPIError as exc:
-            if attempt == 2 or not exc.connection_invalidated:
-                raise
-    return 0  # pragma: no cover - the loop returns or raises
+    """Run one write in autocommit (on the writing thread's own connection); the rows it changed."""
+    return _in_autocommit(engine, lambda connection: int(connection.execute(statement, values).rowcount))
 
 
 APPEND_ACTIONS_POSTGRES = """
@@ -969,8 +972,7 @@ class Storage:
             return
         if self._sqlite_writes is not None and all(a.turn is None for a in appends):
             moves = json.dumps([[a.match_id, a.number, a.seat, a.action] for a in appends])
-            with self._sqlite_writes.connect() as connection:
-                connection.exec_driver_sql(APPEND_ACTIONS_SQLITE, {"moves": moves, "created": now})
+            _one_statement(self._sqlite_writes, APPEND_ACTIONS_SQLITE, {"moves": moves, "created": now})
             return
         turns = [
             {"row": a.match_id, "new_clock": t.clock, "new_deadline": t.deadline, "new_to_move": t.to_move}
