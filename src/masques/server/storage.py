@@ -645,7 +645,7 @@ class Storage:
             url, connect_args=connect_args, pool_pre_ping=ping, hide_parameters=True
         )
         self._moves_engine: Engine | None = None
-        self._sqlite_writes: Engine | None = None
+        sqlite_writes: Engine | None = None
         if url.startswith("postgresql"):
             # The moves' own connection (one thread writes them), in autocommit: a batch of moves is
             # one statement, so one round trip to the server.  Each round trip costs the writing
@@ -667,7 +667,7 @@ class Storage:
             # own transaction.  In one of its own, the driver gives up the interpreter lock on
             # BEGIN, on every row and on COMMIT, and the thread waits behind a busy event loop each
             # time it takes the lock back.
-            self._sqlite_writes = create_engine(
+            sqlite_writes = create_engine(
                 url,
                 connect_args=connect_args,
                 pool_size=1,
@@ -676,14 +676,14 @@ class Storage:
                 hide_parameters=True,
             )
         if url.startswith("sqlite"):
-            for engine in (self.engine, self._sqlite_writes):
+            for engine in (self.engine, sqlite_writes):
                 if engine is not None:
                     event.listen(engine, "connect", _sqlite_pragmas)
         for engine in (self.engine, self._moves_engine):
             if engine is not None and url.startswith("postgresql"):
                 event.listen(engine, "connect", _postgres_session)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._single_writes = self._moves_engine or self._sqlite_writes
+        self._single_writes = self._moves_engine or sqlite_writes
         """The autocommit connection of the writes that are one statement, if there is one."""
 
     def _alembic(self) -> Config:
@@ -970,9 +970,9 @@ class Storage:
         if self._moves_engine is not None:
             self._append_actions_at_once(self._moves_engine, appends, now)
             return
-        if self._sqlite_writes is not None and all(a.turn is None for a in appends):
+        if self._single_writes is not None and all(a.turn is None for a in appends):  # SQLite
             moves = json.dumps([[a.match_id, a.number, a.seat, a.action] for a in appends])
-            _one_statement(self._sqlite_writes, APPEND_ACTIONS_SQLITE, {"moves": moves, "created": now})
+            _one_statement(self._single_writes, APPEND_ACTIONS_SQLITE, {"moves": moves, "created": now})
             return
         turns = [
             {"row": a.match_id, "new_clock": t.clock, "new_deadline": t.deadline, "new_to_move": t.to_move}
@@ -999,7 +999,7 @@ class Storage:
     def dispose(self) -> None:
         """Close the database connections this storage holds."""
         self.engine.dispose()
-        for engine in (self._moves_engine, self._sqlite_writes):
+        for engine in {self._moves_engine, self._single_writes}:
             if engine is not None:
                 engine.dispose()
 
