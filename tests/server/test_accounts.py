@@ -71,9 +71,21 @@ def test_sign_up_log_out_log_in_and_change_password(server: Any) -> None:
             400,
             "weak_password",
         )
-        assert ann.post("/api/password", json={**change, "old_password": PASSWORD}).status_code == 204
-        assert ann.get("/api/me").json()["player"]["username"] == name  # this session goes on
+        copied, old_csrf = ann.cookies[COOKIE], ann.headers["x-csrf-token"]
+        renewed = signed(ann, ann.post("/api/password", json={**change, "old_password": PASSWORD}))
+        assert renewed["player"]["username"] == name and renewed["csrf"] != old_csrf
+        assert ann.cookies[COOKIE] != copied  # this browser goes on with a new session
+        assert ann.get("/api/me").json()["player"]["username"] == name
         assert other_device.get("/api/me").json()["player"] is None  # the others have ended
+        with browser(server) as thief:  # a copy of the cookie from before the change is worth nothing
+            thief.cookies.set(COOKIE, copied)
+            thief.headers["x-csrf-token"] = old_csrf
+            error(thief.get("/api/me/waiting"), 401, "bad_session")
+            error(
+                thief.post("/api/matches", json={"game": "masker", "seats": [{"kind": "human"}] * 2}),
+                401,
+                "bad_session",
+            )
         error(ann.post("/api/login", json={"username": name, "password": PASSWORD}), 401, "bad_credentials")
         login(ann, name, "another-Pass-77")
 
@@ -509,7 +521,7 @@ def test_a_cookie_whose_session_ended_does_not_stand_in_the_way_of_a_new_one(ser
             """Log ``client`` in, then change the password from ``other``: its cookie is stale."""
             login(client, name, passwords[0])
             change = {"old_password": passwords[0], "new_password": passwords[1]}
-            assert other.post("/api/password", json=change).status_code == 204
+            signed(other, other.post("/api/password", json=change))
             passwords.reverse()  # (asking /api/me now would clear the stale cookie: it is kept)
 
         for way in ("login", "signup", "guest"):
@@ -670,7 +682,7 @@ def test_a_connection_stops_acting_once_its_session_ends(
             changed = other_device.post(
                 "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
             )
-            assert changed.status_code == 204, changed.text
+            assert changed.status_code == 200, changed.text
         else:
             _disable(server.database_url, client.get("/api/me").json()["player"]["id"])
         version = support.summary(ann if seat else bob, match_id)["version"]
@@ -729,7 +741,7 @@ def test_a_new_password_ends_the_accounts_seat_tokens(
             changed = ann.post(
                 "/api/password", json={"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
             )
-            assert changed.status_code == 204, changed.text
+            assert changed.status_code == 200, changed.text
         else:
             reset = CliRunner().invoke(
                 cli,
@@ -965,14 +977,18 @@ def test_a_username_that_looks_like_the_sites_is_refused(server: Any) -> None:
 
 
 def test_a_new_password_forgets_the_browsers_known_to_the_account(server: Any) -> None:
-    """A device cookie taken along with an old password must not lift the lockout after a change."""
+    """A device cookie taken along with an old password must not lift the lockout after a change;
+    the browser that made the change is known by a new one."""
     with browser(server) as owner:
         me = signup(owner, unique("Ned"))
-        query = "select count(*) from login_devices where player_id = :p"
-        assert rows(server.database_url, query, p=me["player"]["id"])[0][0] == 1
+        player, cookie = me["player"]["id"], device_cookie(me["player"]["id"])
+        query = "select token_hash from login_devices where player_id = :p"
+        old_device = owner.cookies[cookie]
+        assert rows(server.database_url, query, p=player) == [(token_hash(old_device),)]
         change = {"old_password": PASSWORD, "new_password": "Brand-new-pass-77"}
-        assert owner.post("/api/password", json=change).status_code == 204
-        assert rows(server.database_url, query, p=me["player"]["id"])[0][0] == 0
+        signed(owner, owner.post("/api/password", json=change))
+        assert owner.cookies[cookie] != old_device
+        assert rows(server.database_url, query, p=player) == [(token_hash(owner.cookies[cookie]),)]
 
 
 def test_two_log_ins_at_once_with_a_password_due_for_a_rehash_both_succeed(

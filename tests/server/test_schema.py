@@ -263,7 +263,7 @@ def _people_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
         hit("POST", password, password, 400, client=sam, json={"old_password": support.PASSWORD})
         hit("POST", password, password, 401, client=api, json={"old_password": "a", "new_password": "b"})
         change = {"old_password": support.PASSWORD, "new_password": "Fresh-Password-5"}
-        hit("POST", password, password, 204, client=sam, json=change)
+        support.signed(sam, hit("POST", password, password, 200, client=sam, json=change))
         hit("GET", mine, mine, 200, client=sam)
         with support.browser(api) as ended:
             ended.cookies.set(COOKIE, "forged")

@@ -188,8 +188,7 @@ export function identityBar(app: AppContext, changed: () => void): IdentityBar {
     const was = mode;
     try {
       if (was === "password") {
-        await api.password(inputs.old.value, inputs.fresh.value);
-        await session.load(); // the other sessions ended; this one carries on
+        await api.password(inputs.old.value, inputs.fresh.value); // this browser's new session
         mode = null;
         done = true;
       } else {

@@ -271,8 +271,9 @@ export const api = {
       session.set({ player: null, csrf: null });
     }
   },
-  password: (oldPassword: string, newPassword: string) =>
-    call<undefined>("POST", "/api/password", { old_password: oldPassword, new_password: newPassword }),
+  /** A new password: every session ends, this browser's too, which is given a new one. */
+  password: async (oldPassword: string, newPassword: string) =>
+    session.set(await call<Me>("POST", "/api/password", { old_password: oldPassword, new_password: newPassword })),
 };
 
 /** Seat tokens (when a join answered one) are kept per match where storage works; the session

@@ -371,9 +371,11 @@ def router(guard: LoginGuard) -> APIRouter:
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
         response.delete_cookie(COOKIE, path="/")
 
-    @api.post("/api/password", status_code=204, responses=errors(400, 401, 403, 413))
-    async def change_password(body: PasswordChange, request: Request) -> None:
-        """A new password; the account's other sessions and its seat tokens end."""
+    @api.post("/api/password", responses=errors(400, 401, 403, 413))
+    async def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
+        """A new password.  Every session of the account ends, this browser's too, which gets a new
+        one (a new cookie and CSRF token, in the answer): a copy of its cookie taken before, the
+        usual reason to change a password, is worth nothing.  The seat tokens handed out end."""
         signed = await acting(request)
         address = await limit(request, "login")
         if signed is None:
@@ -391,13 +393,16 @@ def router(guard: LoginGuard) -> APIRouter:
         accounts.check_password(body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)
         await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
-        await asyncio.to_thread(storage.end_auth_sessions, row.id, keep=signed.token_hash)
+        await asyncio.to_thread(storage.end_auth_sessions, row.id)
         # Seat tokens handed out before end too: whoever copied one plays no more; the session (this
-        # one, or a new log-in) still finds the seats.
+        # browser's new one, or a new log-in) still finds the seats.
         matches = await asyncio.to_thread(storage.forget_seat_tokens, row.id)
         await asyncio.to_thread(storage.forget_devices, row.id)  # known again at their next log-in
         await registry_of(request).reload_seats(matches)
-        await registry_of(request).signed_out(row.id, keep=signed.token_hash, seat_tokens=True)
+        # This browser's connections end too, and its pages connect again with the new cookie.
+        await registry_of(request).signed_out(row.id, seat_tokens=True)
+        await remember_device(request, response, row.id)
+        return await _open_session(request, response, row)
 
     @api.get("/api/me/matches", responses=errors(401))
     async def my_matches(request: Request) -> list[dict[str, Any]]:
