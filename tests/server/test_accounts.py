@@ -90,6 +90,29 @@ def test_sign_up_log_out_log_in_and_change_password(server: Any) -> None:
         login(ann, name, "another-Pass-77")
 
 
+def test_nobody_but_the_account_takes_a_name_that_looks_like_its_username(server: Any) -> None:
+    """Seats are told apart by their names at the table and in the chat: a guest, or a seat joined
+    without a session, may not be named as an account is, nor as its look-alike."""
+    username = unique("paul")
+    twin = "PAUI" + username[4:]  # a capital i passes for an l
+    with browser(server) as owner, browser(server) as other, browser(server) as guest:
+        signup(owner, username)
+        match_id = support.create_match(other, "masker", {"players": 4}, ["human"] * 4)["id"]
+        for name in (username, twin, f" {username.upper()} "):
+            error(other.post(f"/api/matches/{match_id}/join", json={"name": name}), 409, "name_taken")
+            error(guest.post("/api/guest", json={"name": name}), 409, "name_taken")
+        signed(guest, guest.post("/api/guest", json={"name": "Paula"}))
+        error(guest.post("/api/guest", json={"name": twin}), 409, "name_taken")  # nor renamed so
+        error(guest.post(f"/api/matches/{match_id}/join", json={"name": username}), 409, "name_taken")
+        seats = support.summary(other, match_id)["seats"]
+        assert not any(s["taken"] for s in seats)  # the refusals took no seat
+        assert support.join(other, match_id, "Paulette")["seat"] == 0
+        assert guest.post(f"/api/matches/{match_id}/join", json={}).json()["seat"] == 1
+        assert owner.post(f"/api/matches/{match_id}/join", json={}).json()["seat"] == 2  # the account
+        names = [s["name"] for s in support.summary(other, match_id)["seats"]][:3]
+        assert names == ["Paulette", "Paula", username]
+
+
 @pytest.mark.parametrize(
     ("username", "password", "code"),
     [

@@ -71,6 +71,28 @@ def test_a_burst_of_creations_gets_429_and_creates_nothing(serve: Any) -> None:
         assert api.get("/api/games").status_code == 200  # other requests still served
 
 
+def test_changes_from_another_sites_page_are_refused_before_they_are_counted(serve: Any) -> None:
+    """A page elsewhere, whose visitors share this client's address, must not use up its limits:
+    its requests (a rematch, a hint, an analysis, a log-out, a creation) are refused uncounted."""
+    server = serve(rates={"create": "2/minute", "analysis": "2/minute", "api": "30/minute"})
+    foreign = {"origin": "https://elsewhere.example"}
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        paths = ["rematch", "hint", "analysis"]
+        for _ in range(12):
+            for path in paths:
+                refused = api.post(f"/api/matches/{match_id}/{path}", headers=foreign)
+                assert (refused.status_code, refused.json()["code"]) == (403, "csrf"), refused.text
+            refused = api.post("/api/logout", headers=foreign)
+            assert (refused.status_code, refused.json()["code"]) == (403, "csrf"), refused.text
+            refused = api.post("/api/matches", json=_body("masker", ["human", "human"]), headers=foreign)
+            assert (refused.status_code, refused.json()["code"]) == (403, "csrf"), refused.text
+        # the page's 60 requests counted nothing: this client still has its own
+        assert api.post("/api/matches", json=_body("masker", ["human", "human"])).status_code == 201
+        answer = api.post(f"/api/matches/{match_id}/hint")
+        assert answer.status_code != 429 and answer.json()["code"] != "csrf", answer.text
+
+
 def test_a_burst_of_joins_gets_429_and_takes_no_seat(serve: Any) -> None:
     server = serve(rates={"join": "2/minute"})
     with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:

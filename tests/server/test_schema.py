@@ -246,6 +246,7 @@ def _people_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
             hit("POST", signup, signup, 201, client=ended, json={**creds, "username": support.unique("Stu")})
         hit("POST", signup, signup, 403, client=sam, json=creds, headers={"origin": "https://evil.example"})
         sam.headers["x-csrf-token"] = hit("POST", signup, signup, 201, client=sam, json=creds).json()["csrf"]
+        hit("POST", guest, guest, 409, client=gus, json={"name": name})  # an account's name
         with support.browser(api) as other:
             hit("POST", signup, signup, 409, client=other, json=creds)
             hit("POST", login, login, 400, client=other, json={"username": name})

@@ -95,6 +95,7 @@ export const SHELL: Messages = {
       "A username has 3 to 20 letters, digits, _ or -, starts with a letter, and does not read as a bot's or the site's name.",
     err_weak_password: "This password is too weak: 8 characters or more, not the username, not a common one.",
     err_username_taken: "This username is taken.",
+    err_name_taken: "This name is an account's username (or looks like one): choose another.",
     err_too_many_attempts: "Too many attempts: try again in {seconds} s.",
     err_bad_credentials: "Wrong username or password.",
     err_account_disabled: "This account is disabled.",
@@ -354,6 +355,7 @@ export const SHELL: Messages = {
     err_weak_password:
       "Mot de passe trop faible : 8 caractères ou plus, pas le nom d'utilisateur, pas un mot de passe courant.",
     err_username_taken: "Ce nom d'utilisateur est déjà pris.",
+    err_name_taken: "Ce nom est celui d'un compte (ou lui ressemble) : choisissez-en un autre.",
     err_too_many_attempts: "Trop de tentatives : réessayez dans {seconds} s.",
     err_bad_credentials: "Nom d'utilisateur ou mot de passe incorrect.",
     err_account_disabled: "Ce compte est désactivé.",

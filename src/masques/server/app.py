@@ -324,14 +324,7 @@ def create_app(
         body = {k: v for k, v in exc.payload().items() if k != "type"}
         return JSONResponse(body, exc.status, headers=exc.headers())
 
-    async def client_of(request: Request, *kinds: str) -> str:
-        """The client's key, after counting this request against the catch-all limit and ``kinds``."""
-        key = client_key(request.client.host if request.client else None)
-        rates = registry_of(request).rates
-        await rates.check("api", key)
-        for kind in kinds:
-            await rates.check(kind, key)
-        return key
+    client_of = people.counted
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -531,6 +524,8 @@ def create_app(
         if player is None and not given:
             raise ServerError(400, "bad_request", "name: a name is needed to join without a session")
         name = player.name if player is not None and (player.kind == "account" or not given) else given
+        if player is None or player.kind != "account":
+            await people.refuse_account_look(request, name)
         guest_session = signed.token_hash if signed is not None and signed.player.kind == "guest" else None
         seat, token = await registry.join(
             match, name, body.seat, idempotency_key, player=player, invite=body.invite, session=guest_session

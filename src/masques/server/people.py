@@ -108,10 +108,38 @@ def same_origin(connection: HTTPConnection) -> bool:
     return origin != "null" and netloc.lower() == host.lower()
 
 
+FOREIGN_PAGE = "a request from another site's page is refused"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+async def counted(request: Request, *kinds: str) -> str:
+    """The client's key, once this request is counted against the catch-all limit and ``kinds``.
+    A change sent from another site's page is refused before it is counted: a page elsewhere
+    must not use up the limits of the address its visitors share with it."""
+    if request.method not in SAFE_METHODS and not same_origin(request):
+        raise ServerError(403, "csrf", FOREIGN_PAGE)
+    key = client_key(request.client.host if request.client else None)
+    registry: Registry = request.app.state.registry
+    for kind in ("api", *kinds):
+        await registry.rates.check(kind, key)
+    return key
+
+
+async def refuse_account_look(request: Request, name: str) -> None:
+    """Refuse a name chosen by someone who is not an account (a guest, a seat without a session)
+    when it looks like an account's username: at the table and in the chat, the seats are told
+    apart by their names alone, so nobody may pass for an account."""
+    storage: Storage = request.app.state.storage
+    if await asyncio.to_thread(storage.player_by_look, accounts.username_look(name)) is not None:
+        raise ServerError(
+            409, "name_taken", f"{name!r} is an account's name (or looks like one): choose another"
+        )
+
+
 async def acting(request: Request) -> SignedIn | None:
     """The session of a request that changes something: its CSRF token checked, its origin ours."""
     if not same_origin(request):
-        raise ServerError(403, "csrf", "a request from another site's page is refused")
+        raise ServerError(403, "csrf", FOREIGN_PAGE)
     signed = await signed_in(request)
     if signed is not None:
         given = request.headers.get(CSRF_HEADER, "")
@@ -215,11 +243,7 @@ def router(guard: LoginGuard) -> APIRouter:
             secure=request.url.scheme == "https",
         )
 
-    async def limit(request: Request, *kinds: str) -> str:
-        key = client_key(request.client.host if request.client else None)
-        for kind in ("api", *kinds):
-            await registry_of(request).rates.check(kind, key)
-        return key
+    limit = counted
 
     @api.get("/api/me")
     async def who_am_i(request: Request, response: Response) -> dict[str, Any]:
@@ -234,7 +258,7 @@ def router(guard: LoginGuard) -> APIRouter:
             _set_cookie(request, response, request.cookies[COOKIE])
         return me(signed)
 
-    @api.post("/api/guest", responses=errors(400, 403, 413))
+    @api.post("/api/guest", responses=errors(400, 403, 409, 413))
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
         """Play without an account: a guest identity kept by a cookie (it may become an account),
         named ``name``, else the word for a guest in the page's ``lang``."""
@@ -243,10 +267,13 @@ def router(guard: LoginGuard) -> APIRouter:
         if signed is not None:
             await limit(request)  # a rename is a write like any other
             if name and signed.player.kind == "guest":
+                await refuse_account_look(request, name)
                 await asyncio.to_thread(storage_of(request).rename_guest, signed.player.id, name)
                 return me(SignedIn(Player(signed.player.id, name, "guest"), signed.token_hash, signed.csrf))
             return me(signed)
         await limit(request, "signup")
+        if name:
+            await refuse_account_look(request, name)
         name = name or GUEST_NAMES[body.lang]
         player_id = accounts.new_player_id()
         row = await asyncio.to_thread(storage_of(request).create_player, player_id, "guest", name)
