@@ -58,6 +58,27 @@ def as_seat(token: str) -> dict[str, str]:
     return {"x-seat-token": token}
 
 
+@pytest.mark.parametrize("route", ["resign", "abort", "claim", "seats/1/bot", "hint", "analysis/share"])
+def test_a_route_that_takes_no_body_refuses_one_and_changes_nothing(
+    server: Any, api: httpx.Client, route: str
+) -> None:
+    """A body the route does not take (unknown fields, JSON that does not parse) is refused before
+    anything is done: a resignation sent with ``{"confirm": false}`` must not go through."""
+    match_id, tokens = two_players(api)
+    url = f"/api/matches/{match_id}/{route}"
+    mine = {"x-seat-token": tokens[0], "content-type": "application/json"}
+    for body in (b"{not json", b'{"confirm": false}', b"[]", b"0"):
+        answer = api.post(url, content=body, headers=mine)
+        error(answer, 400, "bad_request")
+        assert "takes no body" in answer.json()["message"]
+    summary = support.summary(api, match_id)
+    assert summary["status"] == "running" and summary["version"] == 0 and summary["end"] is None
+    assert [s["kind"] for s in summary["seats"]] == ["human", "human"]
+    if route == "resign":  # none, or an empty object, is no body
+        assert api.post(url, content=b"{}", headers=mine).status_code == 200
+        assert support.summary(api, match_id)["end"]["reason"] == "resigned"
+
+
 def test_resign_ends_the_match_and_the_others_win(server: Any, api: httpx.Client) -> None:
     match_id, tokens = two_players(api)
     watcher = support.Conn(server.ws_url, match_id)

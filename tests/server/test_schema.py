@@ -194,6 +194,7 @@ def _lifecycle_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
         hit("POST", to_bot, f"{matches}/{first}/seats/1/bot", 401, client=stale)
     for route in (resign, abort, claim, rematch):
         name = route.rsplit("/", 1)[1]
+        hit("POST", route, f"{matches}/{first}/{name}", 400, content=b"{not json", **mine)
         hit("POST", route, f"{matches}/{first}/{name}", 403)
         hit("POST", route, f"{matches}/{NO_MATCH}/{name}", 404, **mine)
         hit("POST", route, f"{matches}/{first}/{name}", 413, **big)
@@ -274,6 +275,7 @@ def _people_routes(hit: Hit, api: httpx.Client, big: dict[str, Any]) -> None:
         hit("GET", player, f"/api/players/{player_id}", 200)
         hit("GET", player, f"/api/players/{NO_MATCH}", 404)
         hit("POST", logout, logout, 403, client=sam, headers={"x-csrf-token": "forged"})
+        hit("POST", logout, logout, 400, client=sam, json={"everywhere": False})  # takes no body
         hit("POST", logout, logout, 204, client=stale)  # a session that had ended still logs out
         hit("POST", logout, logout, 204, client=sam)
         _rating_routes(hit, api, player_id)

@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -47,7 +47,7 @@ from . import boards, heap, learn, people
 from .accounts import COOKIE, LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
-from .errors import ServerError, Unhandled
+from .errors import ServerError, Unhandled, no_body
 from .limits import Limits, client_key, use_client_secret
 from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
@@ -561,28 +561,44 @@ def create_app(
         await registry.check_seat_account(match, seat, token)
         return match, seat, player, token
 
-    @app.post("/api/matches/{match_id}/resign", responses=errors(401, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/resign",
+        responses=errors(400, 401, 403, 404, 409, 413),
+        dependencies=[Depends(no_body)],
+    )
     async def resign(match_id: str, request: Request) -> dict[str, Any]:
         """Give up: the match ends at once and the other seats win (with teams, the team gives up)."""
         match, seat = await seat_request(request, match_id, None)
         await registry_of(request).resign(match, seat)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/abort", responses=errors(401, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/abort",
+        responses=errors(400, 401, 403, 404, 409, 413),
+        dependencies=[Depends(no_body)],
+    )
     async def abort(match_id: str, request: Request) -> dict[str, Any]:
         """Call the match off, with no result, while some person has not moved yet."""
         match, seat = await seat_request(request, match_id, None)
         await registry_of(request).abort(match, seat)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/claim", responses=errors(401, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/claim",
+        responses=errors(400, 401, 403, 404, 409, 413),
+        dependencies=[Depends(no_body)],
+    )
     async def claim(match_id: str, request: Request) -> dict[str, Any]:
         """End a match that absent players hold up (away longer than the grace period): they lose."""
         match, seat = await seat_request(request, match_id, None)
         await registry_of(request).claim(match, seat)
         return match.summary()
 
-    @app.post("/api/matches/{match_id}/seats/{seat}/bot", responses=errors(400, 401, 403, 404, 409, 413))
+    @app.post(
+        "/api/matches/{match_id}/seats/{seat}/bot",
+        responses=errors(400, 401, 403, 404, 409, 413),
+        dependencies=[Depends(no_body)],
+    )
     async def seat_to_bot(match_id: str, seat: int, request: Request) -> dict[str, Any]:
         """Give an absent player's seat (away longer than the grace period) to a bot."""
         match, mine = await seat_request(request, match_id, None)
@@ -666,6 +682,7 @@ def create_app(
     @app.post(
         "/api/matches/{match_id}/analysis",
         responses={**errors(400, 401, 403, 404, 409, 413), 202: {"description": "running: its progress"}},
+        dependencies=[Depends(no_body)],
     )
     async def analyse(
         match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
@@ -701,7 +718,11 @@ def create_app(
         status, body = await analyses_of(request).read(match, seat, viewer)
         return JSONResponse(body, status)
 
-    @app.post("/api/matches/{match_id}/analysis/share", responses=errors(400, 401, 403, 404, 413))
+    @app.post(
+        "/api/matches/{match_id}/analysis/share",
+        responses=errors(400, 401, 403, 404, 413),
+        dependencies=[Depends(no_body)],
+    )
     async def share_analysis(
         match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
     ) -> dict[str, Any]:
@@ -709,7 +730,11 @@ def create_app(
         match, mine = await own_seat(request, match_id, seat)
         return await analyses_of(request).share(match, mine)
 
-    @app.post("/api/matches/{match_id}/hint", responses=errors(400, 401, 403, 404, 409, 413, 503))
+    @app.post(
+        "/api/matches/{match_id}/hint",
+        responses=errors(400, 401, 403, 404, 409, 413, 503),
+        dependencies=[Depends(no_body)],
+    )
     async def hint(
         match_id: str, request: Request, seat: Annotated[int | None, Query(ge=0, le=7)] = None
     ) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -35,6 +36,17 @@ class ServerError(Exception):
 
     def headers(self) -> dict[str, str] | None:
         return None if self.retry_after is None else {"Retry-After": str(self.retry_after)}
+
+
+EMPTY_BODIES = frozenset({b"", b"{}", b"null"})
+
+
+async def no_body(request: Request) -> None:
+    """For a route that takes no body: anything but none (or ``{}``) is refused before the route
+    acts, as a route with a body refuses one it cannot read.  A resignation sent with a body that
+    says otherwise, or with JSON that does not parse, must not go through."""
+    if (await request.body()).strip() not in EMPTY_BODIES:
+        raise ServerError(400, "bad_request", "this route takes no body: send none (or {})")
 
 
 class Unhandled:

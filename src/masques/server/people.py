@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection
@@ -17,7 +17,7 @@ from starlette.requests import HTTPConnection
 from ..engine import EngineError, game_class
 from . import accounts
 from .accounts import COOKIE, CSRF_HEADER, LoginGuard
-from .errors import ServerError
+from .errors import ServerError, no_body
 from .limits import client_key
 from .matches import BAD_SESSION, Player, Registry
 from .ratings import Skill
@@ -381,7 +381,9 @@ def router(guard: LoginGuard) -> APIRouter:
             raise ServerError(401, "bad_credentials", "the password changed while logging in: log in again")
         return answer
 
-    @api.post("/api/logout", status_code=204, responses=errors(403, 413))
+    @api.post(
+        "/api/logout", status_code=204, responses=errors(400, 403, 413), dependencies=[Depends(no_body)]
+    )
     async def logout(request: Request, response: Response) -> None:
         """End this browser's session; a session that had ended already still logs out (its cookie
         goes), so a shared computer is never left holding one."""
