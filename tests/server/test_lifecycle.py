@@ -222,6 +222,13 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         support.play_out(ann, api, match_id)
         wait_for(lambda: support.summary(api, match_id)["status"] == "finished", "the match did not finish")
         ann.close()
+        # after the end too: what the seat saw since the bot took it was never bob's to see
+        assert api.get(replay, headers=as_seat(tokens[1])).json() == api.get(replay).json()
+        record = f"/api/matches/{match_id}/record"
+        assert api.get(record, headers=as_seat(tokens[1])).json() == api.get(record).json()
+        analysis = f"/api/matches/{match_id}/analysis"
+        error(api.post(analysis, headers=as_seat(tokens[1])), 409, "seat_is_bot")
+        assert api.get(analysis, headers=as_seat(tokens[1])).status_code == 400  # a spectator names a seat
 
         # bob is still a player of it: he may answer the rematch, and plays his own seat again
         for token in tokens:

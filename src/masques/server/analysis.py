@@ -126,6 +126,10 @@ class Analyses:
         """The seat's analysis (200) or its progress (202), starting it when nobody has."""
         if match.status != "finished":
             raise ServerError(409, "match_not_finished", "a match can be analysed once it is over")
+        if match.bot_took_over(seat):
+            raise ServerError(
+                409, "seat_is_bot", "a bot played this seat for you to the end: its decisions are not yours"
+            )
         kept = await asyncio.to_thread(self.registry.storage.analysis, match.id, seat)
         if kept is not None:
             return 200, body_of(kept)

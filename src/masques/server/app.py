@@ -764,8 +764,8 @@ def create_app(
         signed = None if token else await people.optional_session(request)
         registry = registry_of(request)
         seat = await registry.seat_of(match, token, None if signed is None else signed.player)
-        if seat is not None and match.played_by_bot(seat):
-            return None  # while a bot plays it, its person reads as a spectator does
+        if seat is not None and match.bot_took_over(seat):
+            return None  # a bot plays it or played it to the end: its person reads as a spectator does
         if seat is not None and token:  # a disabled account's, or an ended, seat token reads nothing
             await registry.check_seat_account(match, seat, token)
         return seat

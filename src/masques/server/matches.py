@@ -367,6 +367,12 @@ class LiveMatch:
         time): the person watches as a spectator does, for the bot now sees what the seat sees."""
         return self.status == "running" and self.seats[seat].kind != HUMAN
 
+    def bot_took_over(self, seat: int) -> bool:
+        """A bot plays its person's seat, or played it to the end: what the seat saw since was the
+        bot's to see, not the person's, so after the end too the person reads the match (its record,
+        its replay) as a spectator does, and has no analysis of the seat's decisions."""
+        return self.seats[seat].kind != HUMAN
+
     def seat_of_player(self, player: Player | None) -> int | None:
         """The seat a player holds here (None: a spectator)."""
         if player is None:
