@@ -4,6 +4,7 @@ leaked semaphores."""
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from pathlib import Path
@@ -33,6 +34,27 @@ def session_members(sid: int) -> list[tuple[int, str]]:
     return members
 
 
+def thinking_bots(server: support.ServerProcess, sid: int) -> None:
+    """Two matches of expert bots under way on the server, both of its workers busy."""
+    # two clients (two addresses): one client's bots may hold only one of the two worker slots
+    other = httpx.HTTPTransport(local_address="127.0.0.2")
+    with (
+        httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
+        httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT, transport=other) as api_b,
+    ):
+        matches = [  # Masker's expert thinks long enough to be stopped mid-move, and starts quickly
+            support.create_match(client, "masker", {"players": 2}, ["expert"] * 2, seed=seed)["id"]
+            for client, seed in ((api, 1), (api_b, 2))
+        ]
+        deadline = time.monotonic() + 300  # a first expert move on a loaded machine: workers start cold
+        while not all(support.summary(api, m)["version"] >= 1 for m in matches):
+            assert time.monotonic() < deadline, "the bots made no move"
+            time.sleep(0.2)
+    workers = [cmd for _, cmd in session_members(sid) if "spawn_main" in cmd]
+    helpers = [cmd for _, cmd in session_members(sid) if "resource_tracker" in cmd]
+    assert len(workers) == 2 and len(helpers) == 1, session_members(sid)
+
+
 @pytest.mark.slow
 def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) -> None:
     url = support.fresh_database_url("sqlite", tmp_path)
@@ -41,24 +63,7 @@ def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) ->
     assert server.proc is not None
     sid = server.proc.pid  # started in a session of its own
     try:
-        # two clients (two addresses): one client's bots may hold only one of the two worker slots
-        other = httpx.HTTPTransport(local_address="127.0.0.2")
-        with (
-            httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
-            httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT, transport=other) as api_b,
-        ):
-            matches = [  # Masker's expert thinks long enough to be stopped mid-move, and starts quickly
-                support.create_match(client, "masker", {"players": 2}, ["expert"] * 2, seed=seed)["id"]
-                for client, seed in ((api, 1), (api_b, 2))
-            ]
-            deadline = time.monotonic() + 300  # a first expert move on a loaded machine: workers start cold
-            while not all(support.summary(api, m)["version"] >= 1 for m in matches):
-                assert time.monotonic() < deadline, "the bots made no move"
-                time.sleep(0.2)
-        workers = [cmd for _, cmd in session_members(sid) if "spawn_main" in cmd]
-        helpers = [cmd for _, cmd in session_members(sid) if "resource_tracker" in cmd]
-        assert len(workers) == 2 and len(helpers) == 1, session_members(sid)
-
+        thinking_bots(server, sid)
         server.proc.send_signal(signal.SIGTERM)  # both workers are in the middle of an expert's move
         server.proc.wait(timeout=GONE_WITHIN)
         deadline = time.monotonic() + GONE_WITHIN
@@ -71,3 +76,24 @@ def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) ->
         assert "Traceback" not in output, output
     finally:
         server.kill()  # whatever a failed run left in the group
+
+
+@pytest.mark.slow
+def test_a_server_killed_outright_leaves_no_bot_worker_behind(tmp_path: Path) -> None:
+    """SIGKILL gives the server no chance to stop its workers: they notice it is gone and end, and
+    the resource tracker with them, instead of waiting for work for ever across restarts."""
+    url = support.fresh_database_url("sqlite", tmp_path)
+    server = support.ServerProcess(url, support.free_port(), tmp_path / "server.log", bot_workers=2).start()
+    assert server.proc is not None
+    sid = server.proc.pid
+    try:
+        thinking_bots(server, sid)
+        os.kill(sid, signal.SIGKILL)  # the server alone, not its process group
+        server.proc.wait(timeout=GONE_WITHIN)
+        deadline = time.monotonic() + GONE_WITHIN
+        while session_members(sid):
+            left = session_members(sid)
+            assert time.monotonic() < deadline, f"still running {GONE_WITHIN} s after SIGKILL: {left}"
+            time.sleep(0.2)
+    finally:
+        server.kill()

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..extras import require
 from .bots import Labelled
+from .workers import leave_with_parent
 
 log = logging.getLogger("masques.server.bot_queue")
 
@@ -202,7 +203,9 @@ def run_workers(
                 if stopping:
                     break
             while len(children) < processes:
-                child = context.Process(target=run_worker, args=(redis_url, None, logs), daemon=False)
+                child = context.Process(
+                    target=_supervised_worker, args=(os.getpid(), redis_url, logs), daemon=False
+                )
                 child.start()
                 children.append((child, time.monotonic()))
             time.sleep(restart_seconds)
@@ -214,6 +217,12 @@ def run_workers(
             child.join(timeout=10)
             if child.is_alive():
                 child.kill()
+
+
+def _supervised_worker(supervisor: int, redis_url: str, logs: tuple[str, str] | None) -> None:
+    """A worker of :func:`run_workers`: it ends with its supervisor, killed or not."""
+    leave_with_parent(supervisor)
+    run_worker(redis_url, None, logs)
 
 
 YOUNG_SECONDS = 10.0

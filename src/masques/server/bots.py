@@ -29,7 +29,7 @@ from typing import Any
 
 from ..ai import make_bot
 from ..engine import load_game
-from .workers import stop_pool
+from .workers import leave_with_parent, stop_pool
 
 log = logging.getLogger("masques.server.bots")
 
@@ -258,8 +258,10 @@ views and lobby requests come first and bots think in the time that is left."""
 
 
 def _background() -> None:
+    """A pool worker's start: below the server's priority, and gone with the server."""
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
+    leave_with_parent()
 
 
 def process_pool(workers: int) -> Callable[[], concurrent.futures.Executor]:

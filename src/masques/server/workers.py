@@ -9,12 +9,34 @@ terminated and joined, and the pool's queues are dropped while the server is sti
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 STOP_TIMEOUT = 5.0
 """Seconds the workers get to exit after SIGTERM before they are killed."""
+PARENT_CHECK_SECONDS = 1.0
+"""How often a worker process looks whether the process that started it is still there."""
+
+
+def leave_with_parent(parent: int | None = None, every: float = PARENT_CHECK_SECONDS) -> threading.Thread:
+    """In a worker process: exit once the process that started it (``parent``, else the current
+    parent) is gone.  A server or a worker supervisor killed outright (``kill -9``, the kernel's
+    out-of-memory killer) cannot stop its children; they would wait for work for ever, holding the
+    multiprocessing resource tracker with them, and every restart would leave more.  A move under
+    way is dropped: the server that asked is gone, or (for the Redis queue) another worker takes
+    the job once its lease ends."""
+    watched = os.getppid() if parent is None else parent
+
+    def watch() -> None:
+        while os.getppid() == watched:
+            time.sleep(every)
+        os._exit(0)
+
+    thread = threading.Thread(target=watch, name="masques-parent-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def stop_pool(pool: ProcessPoolExecutor, timeout: float = STOP_TIMEOUT) -> None:
