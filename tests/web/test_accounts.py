@@ -111,7 +111,7 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
 
     # Ann signs up, creates a private Masker match and copies its invite link.
     ann = people.device(clipboard=True)
-    sign_up(ann, base, "ann")
+    sign_up(ann, base, "annika")
     first = e2e.create_match(
         ann, base, "masker", options={"players": "2"}, seats=["you", "human"], private=True
     )
@@ -135,7 +135,7 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     for page in (ann, bea):
         page.wait_for_selector(".match-page[data-turn=mine], .match-page[data-turn=waiting]")
     expect(ann.locator(".seats")).to_contain_text("Bea")
-    expect(bea.locator(".seats")).to_contain_text("ann")
+    expect(bea.locator(".seats")).to_contain_text("annika")
 
     # They play.
     play_until_each_moved([ann, bea], move)
@@ -146,7 +146,7 @@ def test_two_friends_private_match_other_device_abandon_rematch_resign_history(
     e2e.wait_ready(other)
     assert other.evaluate(STORAGE_PROBE) == "blocked"
     assert seat_of(other) == "", "before logging in, Ann's other device only watches"
-    log_in(other, "ann")
+    log_in(other, "annika")
     wait_seat(other, "0")
     expect(other.get_by_test_id("invite")).to_be_visible()  # her seat's view carries the invite
     ann.context.close()  # the first device is gone: the seat is the player's, not the browser's

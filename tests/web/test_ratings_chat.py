@@ -81,14 +81,14 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
 
     # Ann signs up and creates a rated match: the lobby lists it as rated.
     ann = people.device()
-    sign_up(ann, base, "ann")
+    sign_up(ann, base, "annika")
     match_id = create_rated(ann, base)
     expect(ann.get_by_test_id("rated-tag")).to_have_text("rated")
     assert summary(base, match_id)["rated"] is True
     assert not YOUR_TURN.match(ann.title()), "nobody's turn while the match waits for Bea"
 
     bea = people.device()
-    sign_up(bea, base, "bea")
+    sign_up(bea, base, "beatrix")
     entry = bea.locator(f".match-group.open li[data-match='{match_id}']")
     expect(entry.get_by_test_id("rated-tag")).to_be_visible()
     entry.locator("a").click()
@@ -155,7 +155,7 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
     ann.goto(base + "/leaderboard?game=masker&family=two-player")
     table = ann.get_by_test_id("lb-table")
     expect(table).to_have_attribute("data-game", "masker")
-    for seat, name in ((0, "ann"), (1, "bea")):
+    for seat, name in ((0, "annika"), (1, "beatrix")):
         player = final["seats"][seat]["player"]
         row = table.locator(f"tr[data-player='{player['id']}']")
         expect(row.locator("a.lb-player")).to_have_text(name)
@@ -175,7 +175,7 @@ def test_two_accounts_play_a_rated_match_chat_and_climb_the_leaderboard(people: 
     e2e.screenshot(ann, "leaderboard")
 
     # Ann's page: her Masker rating and its graph (one rated match).
-    table.locator("a.lb-player", has_text="ann").click()
+    table.locator("a.lb-player", has_text="annika").click()
     ann.wait_for_url(re.compile(r"/player/[0-9a-f]{16}$"))
     rating_row = ann.get_by_test_id("ratings-table").locator("tr[data-game=masker][data-family=two-player]")
     expect(rating_row.get_by_test_id("player-rating")).to_contain_text(f"{ratings[0]['after']['rating']:.1f}")
@@ -210,7 +210,7 @@ def test_the_spectators_chat_stays_away_from_the_players_while_the_match_is_play
     expect(players_lines(eli)).to_have_text(["Hello, watchers"])
     # A spectator needs a session to chat: Eli has none yet, so he is asked to sign in.
     expect(eli.get_by_test_id("chat-sign-in")).to_be_visible()
-    sign_up(eli, base, "eli")
+    sign_up(eli, base, "elias")
     eli.goto(f"{base}/match/{match_id}")
     e2e.wait_ready(eli)
     spectators = "[data-testid=chat-lines][data-channel=spectators] [data-testid=chat-text]"
