@@ -447,6 +447,53 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
     run_async(scenario())
 
 
+def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: Path) -> None:
+    """Once another process has moved first for a match's bots, its later moves reach this one and
+    are shown here, but do not start the bots here again (both processes would think every move,
+    for the rest of the match); if that process stops moving for them, the sweep takes them back."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        here = Registry(storage, limits=RELAXED, bot_workers=1)
+        there = Registry(storage, limits=RELAXED, bot_workers=1)
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+        try:
+            for registry in (here, there):
+                registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
+            match = await here.create("masker", {"players": 2}, ["random", "random"])
+            del here._schedule_bots  # from now on, the real one
+            theirs = await there.get(match.id)
+
+            async def there_moves() -> None:
+                seat, version = theirs.state.current_player, theirs.version
+                action = theirs.state.legal_actions()[0]
+                await there._commit(theirs, seat, action, version)
+                await here._on_remote_move(match.id, Moved(version, seat, action, None, None))
+
+            await there._commit(theirs, theirs.state.current_player, theirs.state.legal_actions()[0], 0)
+            await asyncio.wait_for(here._run_bots(match), TIMEOUT)  # finds version 0 taken: stands down
+            assert match.version == 1 and match.bots_elsewhere_since is not None
+            for _ in range(3):
+                await there_moves()
+                assert match.version == theirs.version  # shown here
+                assert match.bot_task is None or match.bot_task.done()  # but not thought here
+            assert here.take_back_bots() == 0  # that process moved lately
+            match.bots_elsewhere_since = time.monotonic() - here._bots_quiet()  # then nothing since
+            assert here.take_back_bots() == 1 and match.bots_elsewhere_since is None
+            assert match.bot_task is not None
+            await asyncio.wait_for(match.bot_task, TIMEOUT)
+            assert match.status == "finished"  # played on to the end here
+        finally:
+            here.fanout = None
+            for registry in (here, there):
+                registry.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
 def test_a_bot_move_whose_write_failed_is_tried_again_even_with_other_processes(tmp_path: Path) -> None:
     """Only a move another process made first stands the bots down: a write that failed (the
     version still free) is tried again, and the game goes on here."""

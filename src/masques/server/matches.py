@@ -266,6 +266,7 @@ class LiveMatch:
     now: Callable[[], float] = time.time  # the registry's clock (tests drive it)
     actors: list[int] = field(default_factory=list)  # the seat that made each action
     moves_from_elsewhere: int = 0  # moves another process committed, applied here (scale-out)
+    bots_elsewhere_since: float | None = None  # monotonic s: its bots left to another process since
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
@@ -840,6 +841,7 @@ class Registry:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
             self.evict_idle()
+            self.take_back_bots()
             try:
                 await self.drop_signed_out()
             except Exception:
@@ -1444,6 +1446,8 @@ class Registry:
             match.actors.append(seat)
             match.moves_from_elsewhere += 1
             changed = True
+        if changed and match.bots_elsewhere_since is not None:  # that process plays them still
+            match.bots_elsewhere_since = time.monotonic()
         kinds = await asyncio.to_thread(self.storage.player_kinds, [r.player_id for r in rows])
         seats = [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
         if seats != match.seats:
@@ -1521,6 +1525,8 @@ class Registry:
                 else:
                     match.actors.append(moved.seat)
                     match.moves_from_elsewhere += 1
+                    if match.bots_elsewhere_since is not None:  # that process plays them still
+                        match.bots_elsewhere_since = time.monotonic()
                     match.clock, match.deadline = moved.clock, moved.deadline
                     if match.turn_seconds:
                         match.turn_deadline = moved.deadline
@@ -2063,9 +2069,14 @@ class Registry:
     # -- bots and clocks ----------------------------------------------------------------------
     def _schedule_bots(self, match: LiveMatch) -> None:
         """Start the bots' turns (and a per-turn clock's start) unless nothing is theirs to do: a
-        person to move in a match without a per-turn clock, as after most people's moves."""
+        person to move in a match without a per-turn clock, as after most people's moves; or its
+        bots are left to another process, which has moved for them lately."""
         if match.status != "running" or match.state.is_terminal():
             return
+        if match.bots_elsewhere_since is not None:
+            if time.monotonic() - match.bots_elsewhere_since < self._bots_quiet():
+                return
+            match.bots_elsewhere_since = None  # nothing from there for long: that process is gone
         if match.seats[match.state.current_player].kind == HUMAN and not match.turn_seconds:
             return
         if match.bot_task is None or match.bot_task.done():
@@ -2136,12 +2147,34 @@ class Registry:
 
     def _bots_played_elsewhere(self, match: LiveMatch, remote: int) -> bool:
         """After another process made a move while this one's bot thought (``remote``: its count
-        of such moves then): with nobody connected to the match here, leave its bots to that
-        process (two processes both thinking for them after a restart would each think every move,
-        to commit half).  Its moves still reach this process until the match leaves memory; should
-        that process die, the sweep takes the match up.  A move made here meanwhile (a person's
-        clock running out) is no reason to stop."""
-        return self.fanout is not None and not match.clients and match.moves_from_elsewhere != remote
+        of such moves then), leave the match's bots to that process: two processes both thinking
+        for them (after a restart, or with the players of one match on both) would each think every
+        move, to commit half.  Its moves still reach this process and its clients here, and they
+        do not start the bots here again (:meth:`_schedule_bots`) until nothing has come from there
+        for as long as the sweep waits before taking up a stalled match: that process is gone.  A
+        move made here meanwhile (a person's clock running out) is no reason to stop."""
+        if self.fanout is None or match.moves_from_elsewhere == remote:
+            return False
+        match.bots_elsewhere_since = time.monotonic()
+        return True
+
+    def _bots_quiet(self) -> float:
+        """How long a bot's turn may go unplayed before its process counts as gone."""
+        return max(STALLED_SECONDS, 3 * self.limits.bot_timeout)
+
+    def take_back_bots(self) -> int:
+        """The sweep's part: start again the bots this process left to another one that has not
+        moved for them for :meth:`_bots_quiet` (it died with the match in memory here, where the
+        sweep's ``adopt_stalled`` does not look); how many."""
+        now, quiet = time.monotonic(), self._bots_quiet()
+        due = [
+            m
+            for m in self.matches.values()
+            if m.bots_elsewhere_since is not None and now - m.bots_elsewhere_since >= quiet
+        ]
+        for match in due:
+            self._schedule_bots(match)
+        return len(due)
 
     def _start_clock(self, match: LiveMatch) -> None:
         """If the match has a per-turn clock and a human is to move, the greedy bot moves for them
