@@ -25,7 +25,7 @@ const PLAYER_CODES = [
   "bad_username", "csrf", "no_session", "not_an_account", "not_signed_in", "signed_out", "too_many_attempts",
   "name_taken", "username_taken", "weak_password",
   // limits and the server's state
-  "flooded", "rate_limited", "server_error", "stopping", "too_large", "too_many_bot_matches", "too_many_spectators",
+  "flooded", "rate_limited", "server_error", "stopping", "too_large", "unavailable", "too_many_bot_matches", "too_many_spectators",
   // pages
   "no_game", "no_lesson", "no_match", "no_player", "no_rules",
   // creating, joining and leaving

@@ -47,7 +47,7 @@ from . import boards, heap, learn, people
 from .accounts import COOKIE, LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
-from .errors import ServerError, Unhandled, no_body
+from .errors import DATABASE_AWAY, REFUSED_OR_AWAY, ServerError, Unhandled, no_body, unavailable
 from .limits import Limits, client_key, use_client_secret
 from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
@@ -323,6 +323,14 @@ def create_app(
         registry_of(request).metrics.errors.labels(code=exc.code).inc()
         body = {k: v for k, v in exc.payload().items() if k != "type"}
         return JSONResponse(body, exc.status, headers=exc.headers())
+
+    async def database_away(request: Request, exc: Exception) -> JSONResponse:
+        """A request the database could not serve (it is down, or its connections were cut): 503
+        with Retry-After, not a server fault; logged as a warning, without the driver's message."""
+        return await server_error(request, unavailable(f"{request.method} {request.url.path}", exc))
+
+    for away in DATABASE_AWAY:
+        app.add_exception_handler(away, database_away)
 
     client_of = people.counted
 
@@ -798,12 +806,13 @@ def create_app(
             await registry.connect(match, client)
         except WebSocketDisconnect:
             return
-        except ServerError as exc:
+        except REFUSED_OR_AWAY as caught:
+            exc = caught if isinstance(caught, ServerError) else unavailable(websocket.url.path, caught)
             await websocket.send_json(exc.payload())
             close = (
                 4409
                 if exc.code == "seat_changed"
-                else {400: 4400, 404: 4404, 429: 4429}.get(exc.status, 4403)
+                else {400: 4400, 404: 4404, 429: 4429, 503: 4503}.get(exc.status, 4403)
             )
             await websocket.close(code=close)
             return
@@ -816,10 +825,13 @@ def create_app(
                 if message["type"] == "websocket.disconnect":
                     break
                 try:
-                    await registry.rates.check("message", key)
-                    if message.get("text") is None:
-                        raise ServerError(400, "bad_message", "send messages as text frames of JSON")
-                    await _handle(registry, match, client, message["text"], key)
+                    try:
+                        await registry.rates.check("message", key)
+                        if message.get("text") is None:
+                            raise ServerError(400, "bad_message", "send messages as text frames of JSON")
+                        await _handle(registry, match, client, message["text"], key)
+                    except DATABASE_AWAY as away:  # the move was not made: the client may send it again
+                        raise unavailable(websocket.url.path, away) from None
                     refused = 0
                 except ServerError as exc:
                     registry.metrics.errors.labels(code=exc.code).inc()

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import exc as db_errors
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -36,6 +37,32 @@ class ServerError(Exception):
 
     def headers(self) -> dict[str, str] | None:
         return None if self.retry_after is None else {"Retry-After": str(self.retry_after)}
+
+
+DATABASE_AWAY: tuple[type[Exception], ...] = (
+    db_errors.OperationalError,
+    db_errors.InterfaceError,
+    db_errors.TimeoutError,
+)
+"""The database errors that say it cannot be reached or used just now (down, restarting, its
+connections cut, a lock held too long, the pool exhausted), as opposed to a fault of the server's."""
+UNAVAILABLE_RETRY = 5
+
+
+REFUSED_OR_AWAY: tuple[type[Exception], ...] = (ServerError, *DATABASE_AWAY)
+"""What a WebSocket's start turns into a refusal sent before its close."""
+
+
+def unavailable(where: str, exc: Exception) -> ServerError:
+    """The refusal of a request the database could not serve just now (nothing was done), logged
+    as a warning with the error's type only: the driver's message may name the database's host."""
+    log.warning("the database could not serve %s: %s", where, type(exc).__name__)
+    return ServerError(
+        503,
+        "unavailable",
+        "the server cannot reach its database just now: nothing was done, try again in a moment",
+        retry_after=UNAVAILABLE_RETRY,
+    )
 
 
 EMPTY_BODIES = frozenset({b"", b"{}", b"null"})

@@ -1,0 +1,69 @@
+"""A database that cannot be reached just now: a request is refused with 503 ``unavailable`` and a
+Retry-After (nothing done, not a server fault), a move on a WebSocket gets the same refusal and its
+connection stays open, and once the database is back the same request goes through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import masques_server_support as support
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from masques.server.errors import UNAVAILABLE_RETRY
+from masques.server.storage import Storage
+
+
+def _away(*args: Any, **kwargs: Any) -> None:
+    raise OperationalError("INSERT ...", {}, ConnectionError("server closed the connection unexpectedly"))
+
+
+def _refused(response: httpx.Response) -> None:
+    assert response.status_code == 503, response.text
+    assert response.json() == {
+        "code": "unavailable",
+        "message": "the server cannot reach its database just now: nothing was done, try again in a moment",
+        "retry_after": UNAVAILABLE_RETRY,
+    }
+    assert response.headers["retry-after"] == str(UNAVAILABLE_RETRY)
+
+
+def test_a_request_the_database_cannot_serve_is_refused_with_503_and_does_nothing(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = {"game": "masker", "options": {"players": 2}, "seats": [{"kind": "human"}] * 2}
+    before = len(support.all_match_ids(server.database_url))
+    with monkeypatch.context() as patched:
+        patched.setattr(Storage, "create_match", _away)
+        _refused(api.post("/api/matches", json=body))
+    assert len(support.all_match_ids(server.database_url)) == before
+    assert "server closed the connection" not in caplog.text  # the driver's words are not logged
+    assert api.post("/api/matches", json=body).status_code == 201  # back: the same request goes through
+
+
+def test_a_move_the_database_cannot_commit_is_refused_and_the_connection_stays(
+    server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)}
+    conns = support.seat_conns(server.ws_url, match_id, tokens)
+    try:
+        for conn in conns:
+            conn.wait_version(0)
+        mover = next(c for c in conns if c.state is not None and c.state["your_turn"])
+        action = mover.state["legal"][0]["id"]
+        with monkeypatch.context() as patched:
+            patched.setattr(Storage, "append_actions", _away)
+            patched.setattr(Storage, "append_action", _away)
+            mover.act(action, 0)
+            refusal = mover.recv_type("error")
+            assert (refusal["code"], refusal["version"]) == ("unavailable", 0)
+            assert refusal["retry_after"] == UNAVAILABLE_RETRY
+        assert support.summary(api, match_id)["version"] == 0  # nothing was done
+        mover.act(action, 0)  # the same move, once the database is back
+        assert mover.wait_version(1)["version"] == 1
+        assert support.committed_actions(server.database_url, match_id) == [action]
+    finally:
+        for conn in conns:
+            conn.close()
