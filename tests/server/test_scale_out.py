@@ -494,6 +494,35 @@ def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: P
     run_async(scenario())
 
 
+def test_a_rematch_asked_here_right_after_the_end_elsewhere_is_not_refused(tmp_path: Path) -> None:
+    """A match resigned through another process is over here too, even before that process's note
+    arrives: the rematch answered here is taken, not refused as asked of a running match."""
+    url = fresh_database_url("sqlite", tmp_path)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        here = Registry(storage, limits=RELAXED, bot_workers=1)
+        there = Registry(storage, limits=RELAXED, bot_workers=1)
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+        try:
+            match = await here.create("masker", {"players": 2}, ["human", "human"])
+            for seat in (0, 1):
+                await here.join(match, f"p{seat}", seat, None)
+            assert match.status == "running"
+            theirs = await there.get(match.id)
+            await there.resign(theirs, 0)  # its note never comes here
+            await here.answer_rematch(match, 1, True)
+            assert match.status == "finished" and match.rematch is not None
+        finally:
+            here.fanout = None
+            for registry in (here, there):
+                registry.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
 def test_a_bot_move_whose_write_failed_is_tried_again_even_with_other_processes(tmp_path: Path) -> None:
     """Only a move another process made first stands the bots down: a write that failed (the
     version still free) is tried again, and the game goes on here."""

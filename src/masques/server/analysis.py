@@ -124,6 +124,7 @@ class Analyses:
 
     async def start(self, match: LiveMatch, seat: int) -> tuple[int, dict[str, Any]]:
         """The seat's analysis (200) or its progress (202), starting it when nobody has."""
+        await self.registry.caught_up(match)
         if match.status != "finished":
             raise ServerError(409, "match_not_finished", "a match can be analysed once it is over")
         if match.bot_took_over(seat):

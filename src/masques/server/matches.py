@@ -1495,6 +1495,17 @@ class Registry:
         to).  Following it would apply each of its moves twice over the processes."""
         return not match.busy() and time.monotonic() - match.last_used >= PASSING_SECONDS
 
+    async def caught_up(self, match: LiveMatch) -> None:
+        """Before refusing what needs a match over (a rematch, an analysis): with other processes,
+        one this process still sees running may have ended through another a moment ago, its note
+        still on the way; read it again first."""
+        if self.fanout is None or match.status != "running":
+            return
+        async with match.lock:
+            changed = await self._catch_up(match)
+        if changed:
+            await self.broadcast(match)
+
     async def _on_resubscribed(self) -> None:
         """The notes of other processes could not reach this one for a while: read again every
         match it serves, as if each had been told of a change."""
@@ -1895,6 +1906,7 @@ class Registry:
     async def answer_rematch(self, match: LiveMatch, seat: int, accept: bool) -> None:
         """One player's answer to the match's one rematch offer.  When every person has accepted,
         one new match starts: the same game, options, clock, people and bots, seats turned by one."""
+        await self.caught_up(match)
         if match.status != "finished":
             raise ServerError(409, "not_finished", "a rematch is offered once the match is over")
         humans = [i for i, s in enumerate(match.seats) if s.person]
