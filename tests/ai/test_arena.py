@@ -254,3 +254,26 @@ def test_a_shared_win_rates_its_winners_above_its_losers() -> None:
     spec = arena.GameSpec("masker", {"players": 4}, ("a", "b", "c", "d"), seed=0)
     stats = arena.rate([arena.GameResult(spec, (0.0, 0.5, 0.0, 0.5), (0.0, 1.0, 0.0, 1.0), 10)])
     assert stats["b"].mu == stats["d"].mu > stats["a"].mu == stats["c"].mu
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound a moment, then let go)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_ray_address_nothing_answers_at_is_refused_in_one_line() -> None:
+    """Ray would try to join such a cluster for ever; the arena says so at once, and runs nothing."""
+    port = _closed_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(arena.RayUnreachableError, match=f"cannot reach the Ray cluster at {address}: "):
+            arena.check_ray_address(address)
+    arena.check_ray_address("auto")  # Ray's own to find
+    args = ["arena", "masker", "--bots", "random,greedy", "--games", "2", "--ray", f"127.0.0.1:{port}"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1

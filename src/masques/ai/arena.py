@@ -20,6 +20,7 @@ import io
 import json
 import math
 import multiprocessing
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -365,9 +366,29 @@ class RayUnreachableError(Exception):
     """The Ray cluster named could not be joined (the reason in words)."""
 
 
+RAY_CONNECT_SECONDS = 10.0
+"""How long a cluster's address may take to answer before the arena gives up on it."""
+
+
+def check_ray_address(address: str, timeout: float = RAY_CONNECT_SECONDS) -> None:
+    """Refuse a cluster address (``host:port``, ``ray://host:port``) nothing answers at: Ray itself
+    would try to join it for ever, printing its own retries.  ``auto`` and ``local`` are Ray's to
+    resolve."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        why = exc.strerror or ("no answer" if isinstance(exc, TimeoutError) else type(exc).__name__)
+        raise RayUnreachableError(f"cannot reach the Ray cluster at {address}: {why}") from None
+
+
 def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[GameResult], None]) -> None:
     """One Ray task per game on the cluster at ``address`` (its workers need masques installed)."""
     import os
+
+    check_ray_address(address)
 
     # Keep a cluster started on this machine on the loopback interface.
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
