@@ -157,7 +157,8 @@ def test_a_game_without_a_terminal_part_plays_to_the_end_in_masques_play(
     assert "moves [WORD]" in out and "save [FILE]" in out
     # the listing is in the game's own notation, and numbers refer to it
     assert "1. take 1" in out and "2. take 2" in out
-    assert "No such number: list moves first with 'moves'." in out  # '3', then '2' before a listing
+    assert "No move 3: the list has moves 1 to 2." in out  # '3' is past the listing
+    assert "No such number: list moves first with 'moves'." in out  # '2' on a turn not yet listed
     assert "cannot read 'take 3': a move is 'take 1' or 'take 2'" in out
     # the default board: every field of the observation, grids and records drawn as tables
     assert "pebbles · seat 0's view" in out

@@ -394,7 +394,7 @@ def arena(  # noqa: PLR0917 - typer maps parameters to options
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="Game name.")],
     bots: Annotated[
-        str, typer.Option(help="Comma-separated bots: random, greedy, easy, medium, hard, expert.")
+        str, typer.Option(help="Comma-separated bots: random, greedy, easy, medium, hard, expert, openspiel.")
     ] = ("hard,medium,greedy,random"),
     games: Annotated[
         int, typer.Option(help="Number of games (at least one per seating; 0 with --group: only those).")

@@ -281,7 +281,10 @@ class TerminalGame:
                 except ActionError as exc:
                     if line.isdigit() and isinstance(exc, MalformedActionError):
                         # a number that is no listed move and not a move of the game's notation
-                        self.say("No such number: list moves first with 'moves'.")
+                        if self.listed:
+                            self.say(f"No move {line}: the list has moves 1 to {len(self.listed)}.")
+                        else:
+                            self.say("No such number: list moves first with 'moves'.")
                     else:
                         self.say(str(exc), style="red")
                     continue

@@ -1416,6 +1416,15 @@ def test_bad_input_a_take_of_a_seat_the_game_has_not_says_so(seat: str) -> None:
         state.action_from_str(seat)
 
 
+@pytest.mark.parametrize("typed", ["take", "take -1", "TAKE two", "  take  1.5 "])
+def test_bad_input_an_unreadable_take_says_how_to_write_one(typed: str) -> None:
+    """Bad input: a take without a seat number is told how a take is written, not that it is an
+    unreadable square."""
+    state = build(3, MK5_BOARD, [R, Y, B])
+    with pytest.raises(MalformedActionError, match=r"a take names a seat: take 0 to take 2"):
+        state.action_from_str(typed)
+
+
 @pytest.mark.parametrize("bad", ["d1", "a4", "f6", {"step": "d3"}])
 def test_bad_input_mk_14_squares_off_the_3x3_board_raise(bad: object) -> None:
     """MK-14 / bad input: the 3D board is a1..c3; anything else is malformed."""

@@ -690,4 +690,7 @@ class MaskerState(State):
                 shown = digits if len(digits) <= 12 else digits[:12] + "..."
                 raise MalformedActionError(f"no seat {shown} in a {self.game.num_players}-player game", text)
             return TAKE + seat
+        if text.lower().split()[:1] == ["take"]:  # "take", "take -1", "take two"
+            last = self.game.num_players - 1
+            raise MalformedActionError(f"a take names a seat: take 0 to take {last}", text)
         return self._square(text, text)
