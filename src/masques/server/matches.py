@@ -1481,10 +1481,15 @@ class Registry:
         if self._in_passing(match):
             del self.matches[match_id]
             return
+        await self._read_again(match)
+
+    async def _read_again(self, match: LiveMatch) -> None:
+        """Catch up with what other processes changed in the match and, if anything did, start it
+        (its last seat taken through another process), show it to its clients and let its bots on."""
         async with match.lock:
             changed = await self._catch_up(match)
         if changed:
-            await self._maybe_start(match)  # the last seat taken through another process
+            await self._maybe_start(match)
             await self.broadcast(match)
             self._schedule_bots(match)
 
@@ -1499,12 +1504,8 @@ class Registry:
         """Before refusing what needs a match over (a rematch, an analysis): with other processes,
         one this process still sees running may have ended through another a moment ago, its note
         still on the way; read it again first."""
-        if self.fanout is None or match.status != "running":
-            return
-        async with match.lock:
-            changed = await self._catch_up(match)
-        if changed:
-            await self.broadcast(match)
+        if self.fanout is not None and match.status == "running":
+            await self._read_again(match)
 
     async def _on_resubscribed(self) -> None:
         """The notes of other processes could not reach this one for a while: read again every
@@ -1560,11 +1561,7 @@ class Registry:
                 raise
             seat = None
         if seat is None and self.fanout is not None and (token or player is not None):
-            async with match.lock:
-                changed = await self._catch_up(match)
-            if changed:
-                await self.broadcast(match)
-                self._schedule_bots(match)
+            await self._read_again(match)
             seat = match.seat_of_token(token) if token else match.seat_of_player(player)
         return seat
 
