@@ -2143,25 +2143,26 @@ class Registry:
             action = await self._decide(match, seat, kind, "bot")
             async with match.lock:
                 if match.version != version:
-                    if self._bots_played_elsewhere(match, remote):
+                    if self._left_to_another_process(match, remote):
                         return
                     continue
                 try:
                     await self._commit(match, seat, action, version)
                 except ServerError:
-                    if match.version != version and self._bots_played_elsewhere(match, remote):
+                    if match.version != version and self._left_to_another_process(match, remote):
                         return  # another process moved first (a failed write alone is tried again)
                     continue  # look again
             await self.broadcast(match)
 
-    def _bots_played_elsewhere(self, match: LiveMatch, remote: int) -> bool:
-        """After another process made a move while this one's bot thought (``remote``: its count
-        of such moves then), leave the match's bots to that process: two processes both thinking
-        for them (after a restart, or with the players of one match on both) would each think every
-        move, to commit half.  Its moves still reach this process and its clients here, and they
-        do not start the bots here again (:meth:`_schedule_bots`) until nothing has come from there
-        for as long as the sweep waits before taking up a stalled match: that process is gone.  A
-        move made here meanwhile (a person's clock running out) is no reason to stop."""
+    def _left_to_another_process(self, match: LiveMatch, remote: int) -> bool:
+        """Whether this process now leaves the match's bots to another: it does once another
+        process made a move while this one's bot thought (``remote``: its count of such moves
+        then), since two processes both thinking for them (after a restart, or with the players of
+        one match on both) would each think every move, to commit half.  Its moves still reach
+        this process and its clients here, and they do not start the bots here again
+        (:meth:`_schedule_bots`) until nothing has come from there for as long as the sweep waits
+        before taking up a stalled match: that process is gone.  A move made here meanwhile (a
+        person's clock running out) is no reason to stop."""
         if self.fanout is None or match.moves_from_elsewhere == remote:
             return False
         match.bots_elsewhere_since = time.monotonic()
