@@ -24,6 +24,8 @@ export const MESSAGES: Messages = {
     analyse: "Analyse",
     analyse_help: "The expert bot evaluates each of your decisions, from what you could see.",
     analysing: "Analysing… {done} of {total} decisions",
+    analysing_done_one: "Analysing… {done} of {total} decisions",
+    analysing_total_one: "Analysing… {done} of 1 decision",
     analysing_start: "Analysing…",
     analysis: "Analysis",
     analysis_of: "Analysis: {name}",
@@ -62,6 +64,8 @@ export const MESSAGES: Messages = {
     analyse: "Analyser",
     analyse_help: "Le robot expert évalue chacune de vos décisions, d’après ce que vous pouviez voir.",
     analysing: "Analyse… {done} décisions sur {total}",
+    analysing_done_one: "Analyse… {done} décision sur {total}",
+    analysing_total_one: "Analyse… {done} décision sur 1",
     analysing_start: "Analyse…",
     analysis: "Analyse",
     analysis_of: "Analyse : {name}",
@@ -207,6 +211,18 @@ export function dropText(drop: number, lang: Lang): string {
 }
 
 /** The three largest drops, largest first: the server's list, or else computed from the points. */
+/** The progress of an analysis in words: none yet before its total is known, and the noun's
+ * number as each language agrees it (French with the count done, English with the total). */
+export function progressText(
+  t: (key: string, params?: Record<string, string | number>) => string,
+  done: number,
+  total: number,
+): string {
+  if (total <= 0) return t("analysing_start");
+  const key = total === 1 ? "analysing_total_one" : done <= 1 ? "analysing_done_one" : "analysing";
+  return t(key, { done, total });
+}
+
 export function moments(analysis: Analysis, n = 3): AnalysisDrop[] {
   if (Array.isArray(analysis.drops)) return analysis.drops.slice(0, n);
   return analysis.points
@@ -526,7 +542,7 @@ export function analysisPanel(
           h(
             "span",
             { role: "status", "aria-live": "polite" },
-            progress ? t("analysing", { done, total }) : t("analysing_start"),
+            progressText(t, done, total),
           ),
         ),
       );
@@ -642,7 +658,7 @@ export function analysisPage(root: HTMLElement, matchId: string, seat: number, a
             "data-total": answer.total,
           },
           h("progress", { max: Math.max(1, answer.total), value: answer.done, "aria-label": t("analysing_start") }),
-          h("span", { role: "status" }, t("analysing", { done: answer.done, total: answer.total })),
+          h("span", { role: "status" }, progressText(t, answer.done, answer.total)),
         ),
       );
     } else if (answer) {

@@ -84,9 +84,10 @@ function drawWaiting(): void {
   waitingBadge.hidden = n === 0;
   waitingBadge.dataset.count = String(n);
   waitingBadge.textContent = `● ${app.t("waiting_badge", { n })}`;
-  waitingBadge.title = app.t("waiting_title", { n });
-  waitingBadge.setAttribute("aria-label", app.t("waiting_title", { n }));
-  const said = n > 0 ? app.t("waiting_title", { n }) : "";
+  const title = app.t(n === 1 ? "waiting_title_one" : "waiting_title", { n });
+  waitingBadge.title = title;
+  waitingBadge.setAttribute("aria-label", title);
+  const said = n > 0 ? title : "";
   if (waitingLive.textContent !== said) waitingLive.textContent = said;
 }
 waiting.subscribe(drawWaiting);

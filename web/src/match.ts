@@ -42,6 +42,11 @@ export interface AppContext {
 }
 
 /** How the shell names a seat: "You", a player's name, "Hard bot", or "Seat 2" when open. */
+/** "{name} to move", with French's "de" elided before a vowel ("Au tour d'Anna"). */
+export function turnOf(t: (key: string, params?: Record<string, string | number>) => string, name: string): string {
+  return t(/^[aeiouyàâäéèêëîïôöùûüÿœæ]/i.test(name) ? "turn_of_vowel" : "turn_of", { name });
+}
+
 export function seatLabel(app: AppContext, summary: MatchSummary | null, seat: number, mine: number | null): string {
   if (mine !== null && seat === mine) return app.t("you");
   const info = summary?.seats[seat];
@@ -369,7 +374,8 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
     if (summary.status === "open") return app.t("waiting_players");
     if (isOver(current, summary)) return app.t("game_over");
     if (current.your_turn) return app.t("your_turn");
-    return current.to_move === null ? app.t("game_over") : app.t("turn_of", { name: seatName(current.to_move) });
+    if (current.to_move === null) return app.t("game_over");
+    return turnOf(app.t, seatName(current.to_move));
   }
 
   /** What the page shows, for people (the banner) and for tests (data-turn, data-version). */
