@@ -67,3 +67,27 @@ def test_a_move_the_database_cannot_commit_is_refused_and_the_connection_stays(
     finally:
         for conn in conns:
             conn.close()
+
+
+def test_a_background_task_the_database_fails_logs_one_warning_line(caplog: pytest.LogCaptureFixture) -> None:
+    """The sweep's rounds while the database is away: a warning naming the error's type, with no
+    trace and none of the driver's words; any other failure keeps its full trace."""
+    from masques.server.matches import log_failure
+
+    caplog.set_level("WARNING", logger="masques.server")
+    try:
+        _away()
+    except OperationalError:
+        log_failure("checking the clocks failed; trying again later")
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        log_failure("%s of match %s failed; trying again", "the bot loop", "m1")
+    away, bug = caplog.records[-2:]
+    assert (away.levelname, away.exc_info) == ("WARNING", None)
+    assert away.getMessage() == (
+        "checking the clocks failed; trying again later (the database cannot be reached: OperationalError)"
+    )
+    assert "server closed" not in caplog.text
+    assert bug.levelname == "ERROR" and bug.exc_info is not None
+    assert bug.getMessage() == "the bot loop of match m1 failed; trying again"

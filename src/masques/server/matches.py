@@ -24,6 +24,7 @@ import multiprocessing
 import random
 import re
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -45,7 +46,7 @@ from .accounts import SESSION_IDLE_SECONDS
 from .bot_queue import RedisBotQueue
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
-from .errors import ServerError
+from .errors import DATABASE_AWAY, ServerError
 from .fanout import Fanout, Moved
 from .limits import Limits, RateLimiter
 from .metrics import Metrics
@@ -620,6 +621,16 @@ def initial_state(game: Game, seed: int, chance: int) -> State:
     return game.new_initial_state(seed, chance=chance)
 
 
+def log_failure(what: str, *args: object) -> None:
+    """Log a background task's failure (called in its ``except``): a database that cannot be
+    reached just now is one warning line naming the error's type, anything else a full trace."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DATABASE_AWAY):
+        log.warning(what + " (the database cannot be reached: %s)", *args, type(exc).__name__)
+    else:
+        log.exception(what, *args)
+
+
 class GroupCommit:
     """The process's writes, on one thread of its own, moves first.
 
@@ -845,7 +856,7 @@ class Registry:
             try:
                 await self.drop_signed_out()
             except Exception:
-                log.exception("checking the connections' sessions failed; trying again later")
+                log_failure("checking the connections' sessions failed; trying again later")
             if self.fanout is not None:
                 with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
                     await self.fanout.resend()
@@ -855,17 +866,17 @@ class Registry:
             try:
                 await self.check_deadlines()
             except Exception:
-                log.exception("checking the clocks failed; trying again later")
+                log_failure("checking the clocks failed; trying again later")
             if rounds % EXPIRY_ROUNDS == 0:
                 try:
                     await self.expire_open()
                 except Exception:
-                    log.exception("expiring open matches failed; trying again later")
+                    log_failure("expiring open matches failed; trying again later")
                 if self.fanout is not None:
                     try:
                         await self.adopt_stalled()
                     except Exception:
-                        log.exception("looking for matches left behind failed; trying again later")
+                        log_failure("looking for matches left behind failed; trying again later")
             rounds += 1
 
     async def adopt_stalled(self) -> int:
@@ -890,7 +901,7 @@ class Registry:
             try:
                 await self.get(match_id)
             except Exception:  # one match that cannot be loaded must not keep the others behind
-                log.exception("could not take up match %s", match_id)
+                log_failure("could not take up match %s", match_id)
         return len(taken)
 
     async def _anyone_connected(self, match_id: str) -> bool:
@@ -1126,7 +1137,7 @@ class Registry:
             except ServerError as exc:
                 log.warning("match %s cannot be resumed: %s", match_id, exc.message)
             except Exception:
-                log.exception("could not resume match %s", match_id)
+                log_failure("could not resume match %s", match_id)
             if done % RESUME_REPORT == 0:
                 log.info("resumed %d of %d matches", done, len(ids))
         if ids:
@@ -1995,7 +2006,7 @@ class Registry:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("%s of match %s failed; trying again", what, match.id)
+                log_failure("%s of match %s failed; trying again", what, match.id)
                 await asyncio.sleep(BOT_RETRY_SECONDS[min(failures, len(BOT_RETRY_SECONDS) - 1)])
                 failures += 1
                 if self.matches.get(match.id) is not match:
