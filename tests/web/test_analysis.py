@@ -58,7 +58,8 @@ def show_progress_once(page: Page) -> None:
             return
         said["once"] = True
         body = answer.json()
-        total = body.get("total", len(body.get("points", [])))
+        # a total known (an analysis just started has none yet, and the page then says only "Analysing…")
+        total = max(2, body.get("total", len(body.get("points", []))))
         route.fulfill(status=202, json={"status": "running", "done": 0, "total": total})
 
     page.route(re.compile(r"/api/matches/[0-9a-f]{16}/analysis\?seat=\d+$"), handle)
