@@ -411,6 +411,28 @@ async def _among_others(folder: Path) -> AsyncIterator[Registry]:
             here.fanout = None
 
 
+@contextlib.asynccontextmanager
+async def _here_and_there(
+    folder: Path, *, among_others: bool = True
+) -> AsyncIterator[tuple[Registry, Registry]]:
+    """Two registries on one SQLite file, as two processes: ``here`` takes others to share its
+    matches (unless ``among_others`` is false), whose notes go unheard; the test plays ``there``
+    by hand."""
+    storage = Storage(fresh_database_url("sqlite", folder))
+    storage.migrate()
+    here = Registry(storage, limits=RELAXED, bot_workers=1)
+    there = Registry(storage, limits=RELAXED, bot_workers=1)
+    if among_others:
+        here.fanout = _QuietFanout()  # type: ignore[assignment]
+    try:
+        yield here, there
+    finally:
+        here.fanout = None
+        for registry in (here, there):
+            registry.close()
+        storage.engine.dispose()
+
+
 @pytest.mark.parametrize("other_processes", [True, False])
 def test_bots_whose_move_another_process_made_first_are_left_to_it(
     tmp_path: Path, other_processes: bool
@@ -418,16 +440,9 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
     """After a restart two processes may hold one match of bots: the one whose bot move is made
     first by the other leaves the bots to it (with nobody connected here), instead of both thinking
     every move to commit half.  Alone (no other process), a move found taken is looked at again."""
-    url = fresh_database_url("sqlite", tmp_path)
 
     async def scenario() -> None:
-        storage = Storage(url)
-        storage.migrate()
-        here = Registry(storage, limits=RELAXED, bot_workers=1)
-        there = Registry(storage, limits=RELAXED, bot_workers=1)
-        if other_processes:
-            here.fanout = _QuietFanout()  # type: ignore[assignment]
-        try:
+        async with _here_and_there(tmp_path, among_others=other_processes) as (here, there):
             for registry in (here, there):
                 registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
             match = await here.create("masker", {"players": 2}, ["random", "random"])
@@ -438,11 +453,6 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
                 assert match.status == "running" and match.version == 1  # caught up, then stopped
             else:
                 assert match.status == "finished"  # played on to the end
-        finally:
-            here.fanout = None
-            for registry in (here, there):
-                registry.close()
-            storage.engine.dispose()
 
     run_async(scenario())
 
@@ -451,15 +461,9 @@ def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: P
     """Once another process has moved first for a match's bots, its later moves reach this one and
     are shown here, but do not start the bots here again (both processes would think every move,
     for the rest of the match); if that process stops moving for them, the sweep takes them back."""
-    url = fresh_database_url("sqlite", tmp_path)
 
     async def scenario() -> None:
-        storage = Storage(url)
-        storage.migrate()
-        here = Registry(storage, limits=RELAXED, bot_workers=1)
-        there = Registry(storage, limits=RELAXED, bot_workers=1)
-        here.fanout = _QuietFanout()  # type: ignore[assignment]
-        try:
+        async with _here_and_there(tmp_path) as (here, there):
             for registry in (here, there):
                 registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
             match = await here.create("masker", {"players": 2}, ["random", "random"])
@@ -485,11 +489,6 @@ def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: P
             assert match.bot_task is not None
             await asyncio.wait_for(match.bot_task, TIMEOUT)
             assert match.status == "finished"  # played on to the end here
-        finally:
-            here.fanout = None
-            for registry in (here, there):
-                registry.close()
-            storage.engine.dispose()
 
     run_async(scenario())
 
@@ -497,15 +496,9 @@ def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: P
 def test_a_rematch_asked_here_right_after_the_end_elsewhere_is_not_refused(tmp_path: Path) -> None:
     """A match resigned through another process is over here too, even before that process's note
     arrives: the rematch answered here is taken, not refused as asked of a running match."""
-    url = fresh_database_url("sqlite", tmp_path)
 
     async def scenario() -> None:
-        storage = Storage(url)
-        storage.migrate()
-        here = Registry(storage, limits=RELAXED, bot_workers=1)
-        there = Registry(storage, limits=RELAXED, bot_workers=1)
-        here.fanout = _QuietFanout()  # type: ignore[assignment]
-        try:
+        async with _here_and_there(tmp_path) as (here, there):
             match = await here.create("masker", {"players": 2}, ["human", "human"])
             for seat in (0, 1):
                 await here.join(match, f"p{seat}", seat, None)
@@ -514,11 +507,6 @@ def test_a_rematch_asked_here_right_after_the_end_elsewhere_is_not_refused(tmp_p
             await there.resign(theirs, 0)  # its note never comes here
             await here.answer_rematch(match, 1, True)
             assert match.status == "finished" and match.rematch is not None
-        finally:
-            here.fanout = None
-            for registry in (here, there):
-                registry.close()
-            storage.engine.dispose()
 
     run_async(scenario())
 

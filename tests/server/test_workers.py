@@ -34,6 +34,14 @@ def session_members(sid: int) -> list[tuple[int, str]]:
     return members
 
 
+def all_gone(sid: int, signal_name: str) -> None:
+    """Wait until no process of session ``sid`` is left, for at most GONE_WITHIN seconds."""
+    deadline = time.monotonic() + GONE_WITHIN
+    while left := session_members(sid):
+        assert time.monotonic() < deadline, f"still running {GONE_WITHIN} s after {signal_name}: {left}"
+        time.sleep(0.2)
+
+
 def thinking_bots(server: support.ServerProcess, sid: int) -> None:
     """Two matches of expert bots under way on the server, both of its workers busy."""
     # two clients (two addresses): one client's bots may hold only one of the two worker slots
@@ -66,11 +74,7 @@ def test_sigterm_stops_the_server_its_bot_workers_and_helpers(tmp_path: Path) ->
         thinking_bots(server, sid)
         server.proc.send_signal(signal.SIGTERM)  # both workers are in the middle of an expert's move
         server.proc.wait(timeout=GONE_WITHIN)
-        deadline = time.monotonic() + GONE_WITHIN
-        while session_members(sid):
-            left = session_members(sid)
-            assert time.monotonic() < deadline, f"still running {GONE_WITHIN} s after SIGTERM: {left}"
-            time.sleep(0.2)
+        all_gone(sid, "SIGTERM")
         output = log.read_text("utf-8", errors="replace")
         assert "leaked" not in output, output
         assert "Traceback" not in output, output
@@ -90,10 +94,6 @@ def test_a_server_killed_outright_leaves_no_bot_worker_behind(tmp_path: Path) ->
         thinking_bots(server, sid)
         os.kill(sid, signal.SIGKILL)  # the server alone, not its process group
         server.proc.wait(timeout=GONE_WITHIN)
-        deadline = time.monotonic() + GONE_WITHIN
-        while session_members(sid):
-            left = session_members(sid)
-            assert time.monotonic() < deadline, f"still running {GONE_WITHIN} s after SIGKILL: {left}"
-            time.sleep(0.2)
+        all_gone(sid, "SIGKILL")
     finally:
         server.kill()
