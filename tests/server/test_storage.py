@@ -197,6 +197,79 @@ def test_moves_that_arrive_together_are_committed_together_and_a_taken_version_f
     assert [storage.log(m) for m in ids] == [[(0, 1)]] + [[(0, 2)]] * 4 + [[(0, 7)]]
 
 
+def test_a_move_put_while_the_writer_takes_the_waiting_moves_is_still_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move is handed to its queue, then the queue's lock is taken: if the writer took the waiting
+    moves in between, the move must land in the queue the writer reads next.  It once went into the
+    list the writer had taken, was never written, and its sender (holding its match) waited for ever."""
+    import asyncio
+    import threading
+
+    from masques.server.matches import GroupCommit
+    from masques.server.storage import Append, NewMatch, Turn
+
+    storage = Storage(f"sqlite:///{tmp_path / 'race.sqlite3'}")
+    storage.migrate()
+    ids = [f"{n:016x}" for n in range(3)]
+    for match_id in ids:
+        storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
+    write = storage.append_actions
+    first_may_end, second_taken = threading.Event(), threading.Event()
+    transactions: list[list[str]] = []
+
+    def gated(moves: list[Append]) -> None:
+        transactions.append([move.match_id for move in moves])
+        if len(transactions) == 1:
+            first_may_end.wait(5)
+        elif len(transactions) == 2:
+            second_taken.set()
+        write(moves)
+
+    monkeypatch.setattr(storage, "append_actions", gated)
+
+    class LateLock:
+        """The queues' condition, but the event loop's next entry first lets the writer take the
+        waiting moves: the interleaving that lost a move, made certain."""
+
+        def __init__(self, real: threading.Condition, writer: threading.Thread) -> None:
+            self.real, self.writer, self.armed = real, writer, True
+
+        def __enter__(self) -> bool:
+            if self.armed and threading.current_thread() is not self.writer:
+                self.armed = False
+                first_may_end.set()
+                assert second_taken.wait(5)
+            return self.real.__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            self.real.__exit__(*exc)
+
+        def wait(self, timeout: float | None = None) -> bool:
+            return self.real.wait(timeout)
+
+        def notify(self) -> None:
+            self.real.notify()
+
+    async def play() -> list[None]:
+        commits = GroupCommit(storage)
+        try:
+            first = asyncio.ensure_future(commits.append(Append(ids[0], 0, 0, 1, Turn(1))))
+            while not transactions:  # the writer is inside the first transaction
+                await asyncio.sleep(0.01)
+            second = asyncio.ensure_future(commits.append(Append(ids[1], 0, 0, 2, Turn(1))))
+            await asyncio.sleep(0.05)
+            commits._ready = LateLock(commits._ready, commits._thread)  # type: ignore[assignment]
+            third = asyncio.ensure_future(commits.append(Append(ids[2], 0, 0, 3, Turn(1))))
+            return await asyncio.wait_for(asyncio.gather(first, second, third), 10)
+        finally:
+            commits.close()
+
+    assert support.run_async(play()) == [None] * 3
+    assert transactions == [[ids[0]], [ids[1]], [ids[2]]]
+    assert [storage.log(m) for m in ids] == [[(0, 1)], [(0, 2)], [(0, 3)]]
+
+
 class WriterLog:
     """What the writer thread wrote, in order: batches of moves (by match) and named writes; a named
     write made with ``hold`` waits for ``gate``, and so does the first batch when ``hold_moves``."""

@@ -645,6 +645,8 @@ class GroupCommit:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self._ready = threading.Condition()
+        # The three queues are emptied, never replaced: ``_put`` is handed one before it takes
+        # the lock, and a move put in a list the writer had already taken was never written.
         self._moves: list[tuple[Append, asyncio.Future[None]]] = []
         self._urgent: collections.deque[_Write] = collections.deque()
         self._writes: collections.deque[_Write] = collections.deque()
@@ -688,7 +690,8 @@ class GroupCommit:
                 job: _Write | None = None
                 others = self._urgent or self._writes
                 if self._moves and not (moved and others):
-                    batch, self._moves = self._moves, []
+                    batch = self._moves.copy()
+                    self._moves.clear()
                 elif others:
                     job = others.popleft()
                 else:
