@@ -267,6 +267,36 @@ def test_servers_sharing_a_redis_count_a_client_once() -> None:
     assert refused.status == 429 and refused.retry_after is not None and refused.retry_after >= 1
 
 
+def test_a_burst_sent_at_once_through_a_shared_redis_passes_only_as_far_as_the_limit() -> None:
+    """Requests of one client that arrive together all pass the window's test before any is
+    counted (each a round trip to Redis): the count decides, so a burst is no way round a limit."""
+    import asyncio
+    import os
+    import secrets
+
+    from masques.server.errors import ServerError
+    from masques.server.limits import RateLimiter
+
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
+
+    async def scenario() -> int:
+        limiter = RateLimiter(Limits(rates={"create": "10/minute"}), redis_url)
+        client = f"ip:test-{secrets.token_hex(4)}"
+
+        async def one() -> bool:
+            try:
+                await limiter.check("create", client)
+            except ServerError as refused:
+                assert refused.status == 429
+                return False
+            return True
+
+        return sum(await asyncio.gather(*(one() for _ in range(40))))
+
+    assert support.run_async(scenario()) == 10
+
+
 def test_a_redis_that_does_not_answer_leaves_each_process_counting_on_its_own() -> None:
     """Rate limits kept in Redis: while Redis is away, requests are still answered (not a server
     error each), and still limited, by this process's own count."""

@@ -20,7 +20,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -214,7 +214,7 @@ class RateLimiter:
         self.fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
 
     async def check(self, kind: str, client: str) -> None:
-        """Count one request of ``kind`` by ``client``, or raise 429 (and count nothing)."""
+        """Count one request of ``kind`` by ``client``, or raise 429."""
         items = self.items.get(kind)
         if not items:
             return
@@ -234,13 +234,20 @@ class RateLimiter:
     ) -> None:
         for item in items:
             if not await limiter.test(item, kind, client):
-                stats = await limiter.get_window_stats(item, kind, client)
-                wait = max(1, math.ceil(stats.reset_time - time.time()))
-                raise ServerError(
-                    429,
-                    "rate_limited",
-                    f"too many {kind} requests: at most {item} per client; try again in {wait} s",
-                    retry_after=wait,
-                )
+                await _refuse(limiter, item, kind, client)
+        # Requests that arrive together all pass the test before any is counted (on Redis each
+        # step is a round trip): the count itself says whether the window still had room.
         for item in items:
-            await limiter.hit(item, kind, client)
+            if not await limiter.hit(item, kind, client):
+                await _refuse(limiter, item, kind, client)
+
+
+async def _refuse(limiter: MovingWindowRateLimiter, item: RateLimitItem, kind: str, client: str) -> NoReturn:
+    stats = await limiter.get_window_stats(item, kind, client)
+    wait = max(1, math.ceil(stats.reset_time - time.time()))
+    raise ServerError(
+        429,
+        "rate_limited",
+        f"too many {kind} requests: at most {item} per client; try again in {wait} s",
+        retry_after=wait,
+    )
