@@ -434,6 +434,49 @@ def test_a_correspondence_match_that_left_memory_is_timed_out_by_the_sweep(url: 
     support.run_async(scenario())
 
 
+def test_a_late_match_that_cannot_be_read_does_not_stop_the_sweep_timing_out_the_others(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep times out each late match on its own: one whose log cannot be read (a record the
+    rules no longer replay) is passed over, and the matches after it are still timed out."""
+    from masques.engine import ActionError
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        clock = FakeClock()
+        registry = Registry(storage, limits=LIMITS, bot_workers=1, clock=clock)
+        try:
+            matches = []
+            for _ in range(3):
+                match = await registry.create(
+                    "masker", {"players": 2}, ["human", "human"], clock={"kind": "correspondence", "days": 1}
+                )
+                for seat in (0, 1):
+                    await registry.join(match, f"p{seat}", seat)
+                matches.append(match)
+            assert registry.evict_idle(idle=0) == 3
+            clock.t += DAY + 1
+            unreadable = storage.due(clock.t)[0]
+            load = registry._load
+
+            def load_all_but_one(match_id: str) -> Any:
+                if match_id == unreadable:
+                    raise ActionError("this log does not replay")
+                return load(match_id)
+
+            monkeypatch.setattr(registry, "_load", load_all_but_one)
+            assert await registry.check_deadlines() == 2
+            for match in matches:
+                kinds = [s.kind for s in storage.seats(match.id)]
+                assert kinds.count("human") == (2 if match.id == unreadable else 1), kinds
+        finally:
+            registry.close()
+            storage.engine.dispose()
+
+    support.run_async(scenario())
+
+
 def test_a_turn_clock_is_stored_for_a_rematch_and_played_by_a_process_that_did_not_hold_it(
     tmp_path: Path,
 ) -> None:

@@ -2315,10 +2315,20 @@ class Registry:
                 match = await self.get(match_id)
             except ServerError:
                 continue  # a match whose rules are gone cannot be resumed
+            except Exception:  # one match that cannot be read must not stop every later one's clock
+                log_failure("match %s: timing out its late player failed; trying again later", match_id)
+                continue
             if match.turn_seconds:  # the per-turn clock's own task plays the late turn, once loaded
                 self._schedule_bots(match)
                 continue
-            if await self.time_out(match):
+            try:
+                timed_out = await self.time_out(match)
+            except ServerError:
+                continue  # ended or moved meanwhile
+            except Exception:
+                log_failure("match %s: timing out its late player failed; trying again later", match_id)
+                continue
+            if timed_out:
                 done += 1
         return done
 
