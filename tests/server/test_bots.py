@@ -11,6 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +196,34 @@ class _NoWorkerAlive(concurrent.futures.Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
         self.jobs.append(concurrent.futures.Future())
         return self.jobs[-1]
+
+
+def test_a_queue_of_workers_elsewhere_is_let_go_of_on_the_event_loop_when_replaced() -> None:
+    """A pool that is not this process's own (the Redis queue's tasks and connections belong to the
+    event loop) is shut down on the loop when a stuck decision replaces it, not on a thread where
+    its tasks could not be cancelled nor its connections closed."""
+
+    stopped_on: list[str] = []
+
+    class LoopBound(concurrent.futures.ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            try:
+                asyncio.get_running_loop()
+                stopped_on.append("loop")
+            except RuntimeError:
+                stopped_on.append("another thread")
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+
+    async def scenario() -> list[str]:
+        queue = FairQueue(1, 0.1, lambda: LoopBound(max_workers=1))
+        with pytest.raises(TimeoutError):
+            await queue.run("a", partial(time.sleep, 0.5))
+        await asyncio.sleep(0.3)
+        assert queue.generation == 1  # stuck for twice its time: the pool was replaced
+        queue.close()
+        return stopped_on
+
+    assert support.run_async(scenario()) == ["loop", "loop"]
 
 
 def test_with_no_worker_alive_a_timed_out_decision_is_drawn_at_once_and_frees_its_slot() -> None:

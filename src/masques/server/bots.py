@@ -223,8 +223,11 @@ class FairQueue:
         self.generation += 1
         for item in list(self.in_flight):
             self._finish(item, None, BotError(why))
-        # Its workers are ended off the event loop: waiting for them to exit would stall every match.
-        threading.Thread(target=stop_executor, args=(old,), name="masques-old-pool", daemon=True).start()
+        if isinstance(old, concurrent.futures.ProcessPoolExecutor):
+            # Its workers are ended off the event loop: waiting for them would stall every match.
+            threading.Thread(target=stop_executor, args=(old,), name="masques-old-pool", daemon=True).start()
+        else:  # a queue of workers elsewhere lets go of its tasks and connections on the loop
+            stop_executor(old)
         self.pool = self._adopt(self.pool_factory())
 
     def close(self) -> None:
