@@ -77,3 +77,51 @@ def test_a_join_retried_after_a_restart_gets_its_seat(backend: str, tmp_path: Pa
             assert [s["taken"] for s in support.summary(api, match_id)["seats"]] == [True, False]
     finally:
         server.stop()
+
+
+def test_a_last_join_whose_start_was_not_written_leaves_the_match_open_and_its_retry_starts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last seat is taken but the start cannot be written (the database away a moment): the
+    match stays open in memory as in storage, and the join's retry starts it."""
+    import asyncio
+
+    from sqlalchemy.exc import OperationalError
+
+    from masques.server.matches import Registry
+    from masques.server.storage import Storage
+
+    storage = Storage(f"sqlite:///{tmp_path / 'start.sqlite3'}")
+    storage.migrate()
+    start = storage.start_match
+    failures = [OperationalError("UPDATE matches", {}, Exception("connection lost"))]
+
+    def start_once_failing(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "start_match", start_once_failing)
+
+    async def scenario() -> None:
+        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        try:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            await registry.join(match, "ann", 0)
+            with pytest.raises(OperationalError):
+                await registry.join(match, "bob", 1, KEY)
+            row = storage.match(match.id)
+            assert row is not None and (match.status, row.status) == ("open", "open")
+            assert match.deadline is None
+            seat, _ = await registry.join(match, "bob", 1, KEY)
+            row = storage.match(match.id)
+            assert seat == 1 and row is not None and (match.status, row.status) == ("running", "running")
+            mover = match.state.current_player
+            await registry.submit(match, mover, match.state.legal_actions()[0], match.version)
+            assert storage.log(match.id) and match.version == 1
+        finally:
+            registry.close()
+            await asyncio.sleep(0)
+
+    support.run_async(scenario())
+    storage.engine.dispose()

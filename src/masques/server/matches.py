@@ -1205,61 +1205,82 @@ class Registry:
                 )
             if not same_secret(invite, match.invite):
                 raise ServerError(403, "bad_invite", "this invite code is not this match's")
+        retried: int | None = None
+        taken: tuple[int, str] | None = None
         async with match.lock:
             if key_hash is not None:
-                done = await self._joined_with(match, key_hash, name, seat)
-                if done is not None:
-                    return done, match.join_token(str(join_key))
-            if player is not None and match.seat_of_player(player) is not None:
-                raise ServerError(409, "already_seated", "you already hold a seat in this match")
-            if match.status == "expired":
-                raise ServerError(409, "expired", "this match expired before its players came")
-            free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and not s.taken]
-            if seat is None:
-                if not free:
-                    raise ServerError(409, "no_free_seat", "every human seat is taken")
-                seat = free[0]
-            if not 0 <= seat < len(match.seats):
-                raise ServerError(404, "no_seat", f"seats are 0..{len(match.seats) - 1}")
-            if seat not in free:
-                raise ServerError(409, "seat_taken", f"seat {seat} is not free")
-            token = match.join_token(join_key) if join_key and match.secret else secrets.token_urlsafe(32)
-            player_id = None if player is None else player.id
-            claim = partial(
-                self.storage.claim_seat,
-                match.id,
-                seat,
-                name,
-                token,
-                key_hash,
-                player_id=player_id,
-                session=session,
-            )
-            try:
-                claimed = await self._write(claim)
-            except AlreadySeatedError:  # a log-in handed them another seat here a moment ago
-                await self._catch_up(match)
-                raise ServerError(409, "already_seated", "you already hold a seat in this match") from None
-            except SessionEndedError:  # logged in (or out) while joining: the seat stays free
-                raise ServerError(401, "bad_session", BAD_SESSION) from None
-            if not claimed:
-                await self._catch_up(match)  # taken, or the match expired, through another process
-                if match.status == "expired":
-                    raise ServerError(409, "expired", "this match expired before its players came")
-                raise ServerError(409, "seat_taken", f"seat {seat} is not free")
-            match.seats[seat] = Seat(
-                HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
-            )
-            if not any(c.seat == seat for c in match.clients):
-                match.seats[seat].away_since = self.now()
-            if self.fanout is not None and not all(s.taken for s in match.seats):
-                await self._catch_up(match)  # the other seats, some maybe taken through another process
-        await self._maybe_start(match)
+                retried = await self._joined_with(match, key_hash, name, seat)
+            if retried is None:
+                taken = await self._take_free_seat(
+                    match, name, seat, join_key=join_key, key_hash=key_hash, player=player, session=session
+                )
+        await self._maybe_start(match)  # also for a retry: its first try may have failed to start it
+        if taken is None:
+            assert retried is not None
+            return retried, match.join_token(str(join_key))
         if match.status == "expired":  # it expired as this seat was taken
             raise ServerError(409, "expired", "this match expired before its players came")
         await self.broadcast(match)
         if self.fanout is not None:
             await self.fanout.publish(match.id)
+        return taken
+
+    async def _take_free_seat(
+        self,
+        match: LiveMatch,
+        name: str,
+        seat: int | None,
+        *,
+        join_key: str | None,
+        key_hash: str | None,
+        player: Player | None,
+        session: str | None,
+    ) -> tuple[int, str]:
+        """Claim a free human seat in storage, then in memory (the caller holds the match's lock)."""
+        if player is not None and match.seat_of_player(player) is not None:
+            raise ServerError(409, "already_seated", "you already hold a seat in this match")
+        if match.status == "expired":
+            raise ServerError(409, "expired", "this match expired before its players came")
+        free = [i for i, s in enumerate(match.seats) if s.kind == HUMAN and not s.taken]
+        if seat is None:
+            if not free:
+                raise ServerError(409, "no_free_seat", "every human seat is taken")
+            seat = free[0]
+        if not 0 <= seat < len(match.seats):
+            raise ServerError(404, "no_seat", f"seats are 0..{len(match.seats) - 1}")
+        if seat not in free:
+            raise ServerError(409, "seat_taken", f"seat {seat} is not free")
+        token = match.join_token(join_key) if join_key and match.secret else secrets.token_urlsafe(32)
+        player_id = None if player is None else player.id
+        claim = partial(
+            self.storage.claim_seat,
+            match.id,
+            seat,
+            name,
+            token,
+            key_hash,
+            player_id=player_id,
+            session=session,
+        )
+        try:
+            claimed = await self._write(claim)
+        except AlreadySeatedError:  # a log-in handed them another seat here a moment ago
+            await self._catch_up(match)
+            raise ServerError(409, "already_seated", "you already hold a seat in this match") from None
+        except SessionEndedError:  # logged in (or out) while joining: the seat stays free
+            raise ServerError(401, "bad_session", BAD_SESSION) from None
+        if not claimed:
+            await self._catch_up(match)  # taken, or the match expired, through another process
+            if match.status == "expired":
+                raise ServerError(409, "expired", "this match expired before its players came")
+            raise ServerError(409, "seat_taken", f"seat {seat} is not free")
+        match.seats[seat] = Seat(
+            HUMAN, name, hash_token(token), player_id, None if player is None else player.kind
+        )
+        if not any(c.seat == seat for c in match.clients):
+            match.seats[seat].away_since = self.now()
+        if self.fanout is not None and not all(s.taken for s in match.seats):
+            await self._catch_up(match)  # the other seats, some maybe taken through another process
         return seat, token
 
     async def _joined_with(self, match: LiveMatch, key_hash: str, name: str, seat: int | None) -> int | None:
@@ -1301,12 +1322,18 @@ class Registry:
         async with match.lock:
             if match.status != "open" or not all(s.taken for s in match.seats):
                 return
+            before = match.status, match.clock, match.deadline
             match.status = "running"
             if match.clock is not None:
                 match.clock = clocks.start(match.clock, len(match.seats), match.clock["at_zero"], self.now())
             turn = match.turn()
             match.deadline = turn.deadline
-            if not await self._write(partial(self.storage.start_match, match.id, turn)):
+            try:
+                started = await self._write(partial(self.storage.start_match, match.id, turn))
+            except BaseException:  # not written (the database away): still open, started next time
+                match.status, match.clock, match.deadline = before
+                raise
+            if not started:
                 await self._catch_up(match)  # started by another process, or expired meanwhile
                 if match.status != "running":
                     return
