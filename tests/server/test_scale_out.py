@@ -36,7 +36,7 @@ from masques.engine import GameRecord
 from masques.server import fanout as fanout_module
 from masques.server import matches as matches_module
 from masques.server.errors import ServerError
-from masques.server.fanout import Moved
+from masques.server.fanout import Fanout, Moved
 from masques.server.matches import Client, LiveMatch, Registry
 from masques.server.storage import Storage, hash_token
 
@@ -725,5 +725,86 @@ def test_a_move_made_here_while_a_bot_thinks_does_not_stand_the_bots_down(tmp_pa
             match = await here.create("masker", {"players": 2}, ["random", "random"])
             await asyncio.wait_for(here._run_bots(match), TIMEOUT)
             assert made_meanwhile == [0] and match.status == "finished"
+
+    run_async(scenario())
+
+
+@contextlib.asynccontextmanager
+async def _listening_by_hand(folder: Path) -> AsyncIterator[tuple[Registry, Fanout, Registry]]:
+    """``here`` as a process among others, with its listener's note handlers (the test hands them
+    the notes of ``there``, played by hand, as its Redis subscription would) and nothing published."""
+    redis_url = os.environ.get("MASQUES_TEST_REDIS_URL")
+    assert redis_url, "MASQUES_TEST_REDIS_URL is not set: run the tests with scripts/test.sh"
+    storage = Storage(fresh_database_url("sqlite", folder))
+    storage.migrate()
+    here = Registry(storage, limits=RELAXED, bot_workers=1, redis_url=redis_url)
+    there = Registry(storage, limits=RELAXED, bot_workers=1)
+    listener, here.fanout = here.fanout, _QuietFanout()  # type: ignore[assignment]
+    assert listener is not None
+    try:
+        yield here, listener, there
+    finally:
+        here.fanout = None
+        for registry in (here, there):
+            registry.close()
+        storage.engine.dispose()
+
+
+def test_a_move_made_elsewhere_while_a_match_is_being_loaded_here_is_not_missed(tmp_path: Path) -> None:
+    """The note of a move made through another process can come while this one reads the match's
+    log: the match is read again once loaded, so its players here see the move and their turn."""
+
+    async def scenario() -> None:
+        async with _listening_by_hand(tmp_path) as (here, listener, there):
+            match = await there.create("masker", {"players": 2}, ["human", "human"])
+            for seat in (0, 1):
+                await there.join(match, f"p{seat}", seat)
+            loop = asyncio.get_running_loop()
+
+            async def moved_there() -> None:
+                seat, version = match.state.current_player, match.version
+                action = match.state.legal_actions()[0]
+                await there.submit(match, seat, action, version)
+                assert listener.on_move is not None
+                await listener.on_move(match.id, Moved(version, seat, action, match.clock, match.deadline))
+
+            load = here._load
+
+            def load_while_moved_there(match_id: str) -> LiveMatch:
+                loaded = load(match_id)  # the log is read: the move comes now
+                asyncio.run_coroutine_threadsafe(moved_there(), loop).result(TIMEOUT)
+                return loaded
+
+            here._load = load_while_moved_there  # type: ignore[method-assign]
+            held = await here.get(match.id)
+            assert held.version == match.version == 1
+            assert held.state.current_player == match.state.current_player
+
+    run_async(scenario())
+
+
+def test_a_note_from_elsewhere_that_cannot_be_followed_now_is_followed_by_the_sweep(tmp_path: Path) -> None:
+    """A note whose reading fails (storage away a moment) leaves the match in doubt rather than
+    behind for good: the next sweep reads it again."""
+
+    async def scenario() -> None:
+        async with _listening_by_hand(tmp_path) as (here, listener, there):
+            match = await here.create("masker", {"players": 2}, ["human", "human"])
+            await here.join(match, "p0", 0)
+            theirs = await there.get(match.id)
+            await there.join(theirs, "p1", 1)  # the last seat, through the other process
+            catch_up = here._catch_up
+            failures = [OSError("the database is restarting")]
+
+            async def catch_up_once_failing(live: LiveMatch) -> bool:
+                if failures:
+                    raise failures.pop()
+                return await catch_up(live)
+
+            here._catch_up = catch_up_once_failing  # type: ignore[method-assign]
+            await listener.on_change(match.id)  # as the listener calls it: the failure stays here
+            assert match.status == "open"
+            await here._read_doubtful()  # the sweep's round
+            assert match.status == "running" and all(seat.taken for seat in match.seats)
 
     run_async(scenario())

@@ -788,15 +788,19 @@ class Registry:
         self.fanout = (
             Fanout(
                 redis_url,
-                self._on_remote_change,
-                self._on_remote_chat,
-                self._on_remote_move,
+                lambda match_id: self._heed(match_id, self._on_remote_change(match_id)),
+                lambda match_id, line: self._heed(match_id, self._on_remote_chat(match_id, line)),
+                lambda match_id, moved: self._heed(match_id, self._on_remote_move(match_id, moved)),
                 on_resubscribed=self._on_resubscribed,
             )
             if redis_url
             else None
         )
         self.matches: dict[str, LiveMatch] = {}
+        # Matches being read from storage, and whether another process changed one meanwhile.
+        self._loading: dict[str, bool] = {}
+        # Matches whose note from another process could not be followed: the sweep reads them again.
+        self._doubtful: set[str] = set()
         # Two slots at least, so that one client's bots never hold the only one.
         workers = bot_workers or max(2, multiprocessing.cpu_count() - 1)
         if bot_queue == "redis" and bot_pool is None:
@@ -861,6 +865,7 @@ class Registry:
             except Exception:
                 log_failure("checking the connections' sessions failed; trying again later")
             if self.fanout is not None:
+                await self._read_doubtful()
                 with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
                     await self.fanout.resend()
                     for match in list(self.matches.values()):
@@ -1069,11 +1074,18 @@ class Registry:
         if match is not None:
             match.last_used = time.monotonic()
             return match
+        changed_meanwhile = False
         async with self._load_lock:
             match = self.matches.get(match_id)
             if match is None:
-                match = await asyncio.to_thread(self._load, match_id)
+                self._loading[match_id] = False
+                try:
+                    match = await asyncio.to_thread(self._load, match_id)
+                finally:
+                    changed_meanwhile = self._loading.pop(match_id)
                 self.matches[match_id] = match
+        if changed_meanwhile:  # its note came while the log was read: nothing else would tell it
+            await self._heed(match_id, self._read_again(match))
         await self._maybe_start(match)  # a crash between the last join and the start
         if match.status == "running":
             self._schedule_bots(match)
@@ -1513,6 +1525,29 @@ class Registry:
                 self._arm(match)
         return changed
 
+    async def _heed(self, match_id: str, handling: Awaitable[None]) -> None:
+        """Follow a note of another process.  One that comes while the match is being loaded is
+        kept for the load to read again; one that cannot be followed now (storage away a moment)
+        leaves the match in doubt, and the sweep reads it again: no later note may come to repair
+        it, and its players would wait on a position that is no longer the match's."""
+        if match_id in self._loading:
+            self._loading[match_id] = True
+        try:
+            await handling
+        except Exception:
+            self._doubtful.add(match_id)
+            log_failure("match %s: following a change made elsewhere failed; reading it again soon", match_id)
+
+    async def _read_doubtful(self) -> None:
+        """Read again each match whose note could not be followed (see :meth:`_heed`)."""
+        for match_id in list(self._doubtful):
+            self._doubtful.discard(match_id)
+            match = self.matches.get(match_id)
+            if match is None:
+                continue  # it left memory: the next load reads it whole
+            match.chat_empty, match.chat_news = False, match.chat_news + 1  # a line may have been missed
+            await self._heed(match_id, self._read_again(match))
+
     async def _on_remote_change(self, match_id: str) -> None:
         """Another process changed a match: if this process serves it, catch up and tell its clients
         (one it holds only in passing leaves memory instead, as at a remote move)."""
@@ -1553,8 +1588,7 @@ class Registry:
         match it serves, as if each had been told of a change."""
         for match_id, match in list(self.matches.items()):
             match.chat_empty, match.chat_news = False, match.chat_news + 1  # a line may have been missed
-            with contextlib.suppress(Exception):  # one match's trouble must not keep the others behind
-                await self._on_remote_change(match_id)
+            await self._heed(match_id, self._on_remote_change(match_id))  # one's trouble holds no other
 
     async def _on_remote_move(self, match_id: str, moved: Moved) -> None:
         """Another process committed a move that does not end the match.  At that version, apply it
