@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 import time
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit
 
 import masques_server_support as support
 import pytest
@@ -73,6 +76,63 @@ def test_without_an_answer_from_redis_a_seat_counts_as_present(redis_url: str) -
             with mock.patch.object(process.client, "zcount", side_effect=redis.ConnectionError):
                 assert await process.anyone(secrets.token_hex(8))  # nor a match taken up for it
         finally:
+            await process.stop()
+
+    support.run_async(scenario())
+
+
+class _Silencer:
+    """A TCP relay in front of Redis that can stop passing bytes: a Redis paused, or cut off by a
+    network that drops packets, whose connections stay open and never answer."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.passing = asyncio.Event()
+        self.passing.set()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(self.host, self.port)
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(Exception):
+                while data := await source.read(65536):
+                    await self.passing.wait()
+                    sink.write(data)
+                    await sink.drain()
+
+        await asyncio.gather(pump(reader, upstream_writer), pump(upstream_reader, writer))
+
+    def close(self) -> None:
+        self.passing.set()
+        if self.server is not None:
+            self.server.close()
+
+
+def test_a_redis_that_stops_answering_fails_a_note_in_time_and_it_is_told_later(redis_url: str) -> None:
+    """A move's note is sent while its match is locked: if Redis goes silent, the send fails within
+    seconds (the match goes on; the note waits to be told again) instead of waiting for ever."""
+    address = urlsplit(redis_url)
+    assert address.hostname is not None and address.port is not None
+    silencer = _Silencer(address.hostname, address.port)
+
+    async def scenario() -> None:
+        port = await silencer.start()
+        process = Fanout(f"redis://127.0.0.1:{port}{address.path}", _nothing)
+        await process.start()
+        try:
+            await process.publish("00000000000000ab")
+            assert not process.unsent
+            silencer.passing.clear()
+            move = fanout.Moved(0, 0, 1, None, None)
+            await asyncio.wait_for(process.moved("00000000000000ab", move), fanout.COMMAND_SECONDS + 10)
+            assert process.unsent == {"00000000000000ab"}
+        finally:
+            silencer.close()
             await process.stop()
 
     support.run_async(scenario())

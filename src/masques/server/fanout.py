@@ -28,6 +28,12 @@ log = logging.getLogger("masques.fanout")
 CHANNEL = "masques:match:"
 PRESENCE = "masques:here:"
 PRESENCE_TTL = 30
+COMMAND_SECONDS = 2.0
+"""How long a publish or a presence command may wait for Redis.  A move's note is sent while its
+match is locked: a Redis that stopped answering (paused, or its packets dropped) must fail the
+send, which is told again later, not hold the match for as long as TCP takes to give up."""
+HEALTH_CHECK_SECONDS = 15
+"""How long the subscription may stay silent before it asks Redis whether it is still there."""
 """Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 
 
@@ -58,6 +64,7 @@ class Fanout:
         self.on_resubscribed = on_resubscribed
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
+        self.listening: Any = None
         self.task: asyncio.Task[None] | None = None
         self.unsent: set[str] = set()
         """Matches whose change could not be told (Redis away): told again by :meth:`resend`."""
@@ -72,9 +79,19 @@ class Fanout:
         import redis.asyncio as redis
 
         # named, so that an operator's CLIENT LIST tells each process's connections apart
-        self.client = redis.Redis.from_url(self.url, client_name=f"masques-fanout-{self.origin}")
+        name = f"masques-fanout-{self.origin}"
+        self.client = redis.Redis.from_url(
+            self.url, client_name=name, socket_timeout=COMMAND_SECONDS, socket_connect_timeout=COMMAND_SECONDS
+        )
+        # The subscription waits for notes as long as none come: no read timeout, a ping instead.
+        self.listening = redis.Redis.from_url(
+            self.url,
+            client_name=name,
+            socket_connect_timeout=COMMAND_SECONDS,
+            health_check_interval=HEALTH_CHECK_SECONDS,
+        )
         await self.client.ping()
-        pubsub = self.client.pubsub()
+        pubsub = self.listening.pubsub()
         await pubsub.psubscribe(CHANNEL + "*")
         self.task = asyncio.get_running_loop().create_task(self._subscribed(pubsub))
 
@@ -87,7 +104,7 @@ class Fanout:
         while True:
             try:
                 if pubsub is None:
-                    pubsub = self.client.pubsub()
+                    pubsub = self.listening.pubsub()
                     await pubsub.psubscribe(CHANNEL + "*")
                     log.warning("subscribed to Redis again: reading the matches this process serves")
                     if self.on_resubscribed is not None:
@@ -222,5 +239,6 @@ class Fanout:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        if self.client is not None:
-            await self.client.aclose()
+        for client in (self.client, self.listening):
+            if client is not None:
+                await client.aclose()

@@ -30,6 +30,10 @@ from .errors import ServerError
 
 log = logging.getLogger("masques.limits")
 
+REDIS_SECONDS = 2.0
+"""How long a count may wait for Redis before this process counts on its own: a Redis that stopped
+answering must not leave every request unanswered."""
+
 RATE_DEFAULTS: dict[str, str] = {
     "api": "300/minute",  # any /api request: the catch-all against floods
     "create": "10/minute;60/hour",  # new matches and rematches
@@ -205,7 +209,13 @@ class RateLimiter:
     def __init__(self, limits: Limits, redis_url: str | None = None) -> None:
         self.items: dict[str, list[RateLimitItem]] = {k: parse_many(v) for k, v in limits.rates.items()}
         storage: Storage = (
-            RedisStorage(redis_url, implementation="redispy", key_prefix="masques-limits")
+            RedisStorage(
+                redis_url,
+                implementation="redispy",
+                key_prefix="masques-limits",
+                socket_timeout=REDIS_SECONDS,
+                socket_connect_timeout=REDIS_SECONDS,
+            )
             if redis_url
             else MemoryStorage()
         )
