@@ -310,3 +310,45 @@ def test_a_hint_still_thinking_when_its_match_ends_is_refused(tmp_path: Path) ->
             assert refused.value.code == "match_not_running" and match.status == "finished"
 
     support.run_async(scenario())
+
+
+def test_analyses_asked_for_at_once_leave_a_worker_to_the_live_matches_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many analyses run, a live match's bot gets a worker at once: analyses share one
+    owner in the bots' fair queue, which never gives an owner its last free worker."""
+    from masques.server.bots import FairQueue
+
+    judging, release = threading.Semaphore(0), threading.Event()
+
+    def judged_slowly(*_args: Any, legal: list[int], **_kwargs: Any) -> tuple[int, float, float]:
+        judging.release()
+        release.wait(30)
+        return legal[0], 0.5, 0.5
+
+    monkeypatch.setattr(analysis, "judge_decision", judged_slowly)
+
+    async def finished(registry: Any) -> Any:
+        match = await registry.create("masker", {"players": 2}, ["human", "human"])
+        for seat in (0, 1):
+            await registry.join(match, f"p{seat}", seat)
+        for _ in range(8):
+            await registry.submit(match, match.to_move, match.state.legal_actions()[0], match.version)
+        await registry.resign(match, 0)
+        return match
+
+    async def scenario() -> int:
+        async with support.sqlite_registry(tmp_path) as registry:
+            registry.bots.close()
+            registry.bots = FairQueue(2, 30.0, lambda: ThreadPoolExecutor(max_workers=2))
+            analyses = analysis.Analyses(registry)
+            try:
+                for match in [await finished(registry), await finished(registry)]:
+                    assert (await analyses.start(match, 0))[0] == 202
+                assert await asyncio.to_thread(judging.acquire, True, 10)  # the analyses have a worker
+                return int(await asyncio.wait_for(registry.bots.run("a table", lambda: 7), 5))
+            finally:
+                release.set()
+                await asyncio.gather(*(p.task for p in list(analyses.running.values()) if p.task is not None))
+
+    assert support.run_async(scenario()) == 7

@@ -4,8 +4,11 @@ An analysis judges each decision the seat made (those with more than one legal m
 analysis level's bot (``Limits.analysis_level``, the expert by default), from that seat's
 observation at the time only: the bot's input is exactly what a bot playing the seat would have
 been given, so the values can reflect nothing the seat could not see.  The decisions are judged in
-the bot workers, through the same fair queue as the bots' moves, under an owner of their own (live
-matches keep their share of the workers); at most ``MAX_RUNNING`` analyses run at once in a process.
+the bot workers, through the same fair queue as the bots' moves, all analyses under one owner of
+their own: the queue never gives one owner its last free worker, so however many analyses are asked
+for, live matches' bots and hints always have a worker (with one owner per analysis, two analyses
+held both workers of a two-core machine, and a bot's move waited a whole expert decision).  At most
+``MAX_RUNNING`` analyses run at once in a process.
 The result is kept in storage per match and seat; its player may share it with anyone.
 
 A hint is the hint level's move for the seat's current decision, offered only in casual matches where
@@ -37,6 +40,9 @@ HINT_LEVEL = "hard"
 
 MAX_RUNNING = 2
 """Analyses computed at once in one server process (the others wait their turn)."""
+
+QUEUE_OWNER = "analyses"
+"""The fair queue's owner of every analysis's decisions (see the module's docstring)."""
 
 MOMENTS = 3
 """How many of the largest drops an analysis points out."""
@@ -197,7 +203,7 @@ class Analyses:
         self, match: LiveMatch, seat: int, found: list[Decision], progress: Progress
     ) -> dict[str, Any]:
         name, options, level = match.game.name, match.game.options, self.level
-        owner = f"analysis/{match.id}/{seat}"
+        owner = QUEUE_OWNER
 
         async def one(decision: Decision) -> tuple[int, float, float]:
             rng = match.secret_stream(f"analysis/{seat}/{decision.ply}")
