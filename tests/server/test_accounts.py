@@ -649,6 +649,13 @@ def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: A
         proxied = client.post("/api/guest", json={}, headers={"x-forwarded-proto": "https"})
         cookie = proxied.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie
+    with browser(server) as client:  # the cookie's removal carries the same attributes
+        signup(client, unique("Cleo"))
+        gone = client.post("/api/logout").headers["set-cookie"].lower()
+        assert "max-age=0" in gone and "httponly" in gone and "samesite=lax" in gone
+        client.cookies.set(COOKIE, "not-a-session")
+        stale = client.get("/api/me").headers["set-cookie"].lower()
+        assert "max-age=0" in stale and "httponly" in stale and "samesite=lax" in stale
 
 
 def _disable(url: str, player_id: str) -> None:

@@ -174,6 +174,13 @@ async def optional_session(request: Request) -> SignedIn | None:
         return None
 
 
+def _drop_cookie(request: Request, response: Response) -> None:
+    """Tell the browser to forget the session cookie, with the same attributes as it was set."""
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https"
+    )
+
+
 def _set_cookie(request: Request, response: Response, token: str) -> None:
     response.set_cookie(
         COOKIE,
@@ -252,7 +259,7 @@ def router(guard: LoginGuard) -> APIRouter:
         try:
             signed = await signed_in(request)
         except ServerError:
-            response.delete_cookie(COOKIE, path="/")
+            _drop_cookie(request, response)
             return me(None)
         if signed is not None:  # the page asks at each load: the cookie lives 30 days from the last use
             _set_cookie(request, response, request.cookies[COOKIE])
@@ -398,7 +405,7 @@ def router(guard: LoginGuard) -> APIRouter:
             storage = storage_of(request)
             await asyncio.to_thread(storage.end_auth_sessions, signed.player.id, only=signed.token_hash)
             await registry_of(request).signed_out(signed.player.id, only=signed.token_hash)
-        response.delete_cookie(COOKIE, path="/")
+        _drop_cookie(request, response)
 
     @api.post("/api/password", responses=errors(400, 401, 403, 413))
     async def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
