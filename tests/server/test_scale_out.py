@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 from masques_server_support import (  # type: ignore[import-not-found]
     RELAXED,
@@ -806,5 +807,55 @@ def test_a_note_from_elsewhere_that_cannot_be_followed_now_is_followed_by_the_sw
             assert match.status == "open"
             await here._read_doubtful()  # the sweep's round
             assert match.status == "running" and all(seat.taken for seat in match.seats)
+
+    run_async(scenario())
+
+
+@pytest.mark.parametrize("refused", ["claim", "join"])
+def test_a_request_refused_after_reading_a_change_made_elsewhere_shows_that_change_here(
+    tmp_path: Path, refused: str
+) -> None:
+    """A request that reads the match again before it is refused (a claim while the opponent is
+    here after all, a seat just taken elsewhere) shows this process's connections what it read:
+    the change's own note, coming after, finds it known, and they would be left on the old
+    position, one of them waiting for a turn it already has."""
+
+    async def scenario() -> None:
+        async with _here_and_there(tmp_path) as (here, there):
+            people = ["human", "human"] if refused == "claim" else ["human", "human", "human"]
+            theirs = await there.create("masker", {"players": len(people)}, people)
+            await there.join(theirs, "p0", 0)
+            match = await here.get(theirs.id)
+            seen: list[dict[str, Any]] = []
+
+            async def taken(text: str) -> None:
+                seen.append(orjson.loads(text))
+
+            watcher = Client(0, taken, seat_token=match.seats[0].token_hash)
+            await here.connect(match, watcher)
+            pump = asyncio.get_running_loop().create_task(watcher.pump())
+            try:
+                if refused == "claim":
+                    await there.join(theirs, "p1", 1)
+                    await here._read_again(match)  # as the start's note does
+                    mover = theirs.state.current_player
+                    await there.submit(theirs, mover, theirs.state.legal_actions()[0], theirs.version)
+                    with pytest.raises(ServerError):  # the opponent is here: nothing to claim
+                        await here.claim(match, 1 - mover)
+                    expected = theirs.version
+                else:
+                    await there.join(theirs, "p1", 1)
+                    with pytest.raises(ServerError) as taken_elsewhere:
+                        await here.join(match, "someone", 1)
+                    assert taken_elsewhere.value.code == "seat_taken"
+                    expected = None
+                await asyncio.sleep(0.1)
+                last = seen[-1]
+                if expected is not None:
+                    assert last["version"] == expected
+                else:
+                    assert [s["taken"] for s in last["match"]["seats"]] == [True, True, False]
+            finally:
+                pump.cancel()
 
     run_async(scenario())

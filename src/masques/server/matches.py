@@ -1277,12 +1277,12 @@ class Registry:
         try:
             claimed = await self._write(claim)
         except AlreadySeatedError:  # a log-in handed them another seat here a moment ago
-            await self._catch_up(match)
+            await self._catch_up_and_show(match)
             raise ServerError(409, "already_seated", "you already hold a seat in this match") from None
         except SessionEndedError:  # logged in (or out) while joining: the seat stays free
             raise ServerError(401, "bad_session", BAD_SESSION) from None
         if not claimed:
-            await self._catch_up(match)  # taken, or the match expired, through another process
+            await self._catch_up_and_show(match)  # taken, or the match expired, through another process
             if match.status == "expired":
                 raise ServerError(409, "expired", "this match expired before its players came")
             raise ServerError(409, "seat_taken", f"seat {seat} is not free")
@@ -1320,7 +1320,7 @@ class Registry:
                 raise ServerError(403, "not_seated", "only a player of this match may do this")
             holder = match.seats[seat].token_hash
             if not await self._write(partial(self.storage.release_seat, match.id, seat, holder)):
-                await self._catch_up(match)  # taken through another process meanwhile
+                await self._catch_up_and_show(match)  # taken through another process meanwhile
                 raise ServerError(403, "not_seated", "only a player of this match may do this")
             match.seats[seat] = Seat(HUMAN, None, None)
         await self.broadcast(match)
@@ -1486,6 +1486,17 @@ class Registry:
                 await self.fanout.moved(match.id, Moved(version, seat, action, clock, deadline))
             else:
                 await self.fanout.publish(match.id)
+
+    async def _catch_up_and_show(self, match: LiveMatch) -> bool:
+        """:meth:`_catch_up`, and what another process changed is shown at once to this process's
+        connections (its bots let on): a refusal follows, and the change's own note, coming after,
+        finds it known and shows nothing, which left players here on the old position, some
+        waiting for a turn they already had."""
+        changed = await self._catch_up(match)
+        if changed:
+            self.deliver_views(match)
+            self._schedule_bots(match)
+        return changed
 
     async def _catch_up(self, match: LiveMatch) -> bool:
         """Apply the actions other processes committed, and reload seats and status.  True if anything
@@ -1790,7 +1801,7 @@ class Registry:
         async with match.lock:
             for _attempt in range(3):
                 if self.fanout is not None:
-                    await self._catch_up(match)  # a move or seat another process has just committed
+                    await self._catch_up_and_show(match)  # a move or seat another process just committed
                 if match.status != "running":
                     raise ServerError(409, "not_running", not_running or "the match is not being played")
                 end = decide()
@@ -1813,7 +1824,7 @@ class Registry:
                 done, ratings = await self._write(finish)
                 if done:
                     break
-                await self._catch_up(match)
+                await self._catch_up_and_show(match)
                 if if_at is not None or match.status != "running":
                     raise ServerError(409, "not_running", "the match has just ended")
             else:
@@ -2346,7 +2357,7 @@ class Registry:
         bot takes their seat and plays on, as the match chose.  True if it happened."""
         async with match.lock:
             if self.fanout is not None and self._out_of_time(match):
-                await self._catch_up(match)  # a move another process committed in time, not heard of yet
+                await self._catch_up_and_show(match)  # a move made elsewhere in time, not heard of yet
             if not self._out_of_time(match) or match.clock is None:
                 return False
             seat, version = match.state.current_player, match.version
