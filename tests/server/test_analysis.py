@@ -352,3 +352,56 @@ def test_analyses_asked_for_at_once_leave_a_worker_to_the_live_matches_bots(
                 await asyncio.gather(*(p.task for p in list(analyses.running.values()) if p.task is not None))
 
     assert support.run_async(scenario()) == 7
+
+
+def test_an_analysis_that_ends_while_it_is_asked_for_again_is_not_computed_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked for again just as it is saved (its player's page asking once more): the saved analysis
+    is the answer, not a second run of every decision."""
+    from masques.server.storage import AnalysisRow
+
+    async def scenario() -> tuple[int, dict[str, Any], int]:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            for seat in (0, 1):
+                await registry.join(match, f"p{seat}", seat)
+            await registry.resign(match, 1)
+            analyses = analysis.Analyses(registry)
+            loop = asyncio.get_running_loop()
+            ending, ended = asyncio.Event(), threading.Event()
+
+            async def running() -> None:
+                await ending.wait()
+
+            progress = analysis.Progress(total=3)
+            progress.task = loop.create_task(running())
+            key = (match.id, 0)
+            analyses.running[key] = progress
+
+            def saved_and_let_go(_task: Any) -> None:  # as a run's end does: saved, then let go of
+                analyses.running.pop(key, None)
+                ended.set()
+
+            progress.task.add_done_callback(saved_and_let_go)
+            storage = registry.storage
+            read = storage.analysis
+            reads = 0
+
+            def read_as_the_run_ends(match_id: str, seat: int) -> Any:
+                nonlocal reads
+                reads += 1
+                found = read(match_id, seat)
+                if reads == 1:  # the run saves and ends while this read is under way
+                    row = AnalysisRow(match_id=match_id, seat=seat, level="hard", body={"x": 1})
+                    storage.save_analysis(row)
+                    loop.call_soon_threadsafe(ending.set)
+                    assert ended.wait(5)
+                return found
+
+            monkeypatch.setattr(storage, "analysis", read_as_the_run_ends)
+            status, body = await analyses.start(match, 0)
+            return status, body, len(analyses.running)
+
+    status, body, runs = support.run_async(scenario())
+    assert status == 200 and body["x"] == 1 and runs == 0

@@ -137,10 +137,15 @@ class Analyses:
             raise ServerError(
                 409, "seat_is_bot", "a bot played this seat for you to the end: its decisions are not yours"
             )
+        key = (match.id, seat)
+        # Looked up before storage is read, as in :meth:`read`: a run that ends meanwhile has saved
+        # its analysis by then, and is read again rather than computed a second time.
+        before = self.running.get(key)
         kept = await asyncio.to_thread(self.registry.storage.analysis, match.id, seat)
+        if kept is None and before is not None and before.task is not None and before.task.done():
+            kept = await asyncio.to_thread(self.registry.storage.analysis, match.id, seat)
         if kept is not None:
             return 200, body_of(kept)
-        key = (match.id, seat)
         progress = self.running.get(key)
         if progress is None or (progress.task is not None and progress.task.done()):
             progress = self.running[key] = Progress()
