@@ -71,6 +71,26 @@ def test_a_burst_of_creations_gets_429_and_creates_nothing(serve: Any) -> None:
         assert api.get("/api/games").status_code == 200  # other requests still served
 
 
+def test_requests_with_a_session_cookie_that_is_no_good_are_counted_too(serve: Any) -> None:
+    """A made-up session cookie is refused (401), but only once the request is counted: a flood of
+    them meets the limits like any other, not a database lookup each, for ever."""
+    server = serve(rates={"create": "3/minute", "join": "3/minute", "login": "3/minute"})
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        api.cookies.set("masques_session", "made-up")
+        headers = {"x-csrf-token": "made-up"}
+        sent = [
+            ("/api/matches", _body("masker", ["human", "human"])),
+            (f"/api/matches/{match_id}/join", {"name": "ann"}),
+            ("/api/login", {"username": "nobody", "password": "not the password"}),
+        ]
+        for path, body in sent:
+            answers = [api.post(path, json=body, headers=headers).status_code for _ in range(4)]
+            assert 429 not in answers[:2] and answers[-1] == 429, (path, answers)
+        assert _count(server) == 1
+        assert [s["taken"] for s in support.summary(api, match_id)["seats"]] == [False, False]
+
+
 def test_changes_from_another_sites_page_are_refused_before_they_are_counted(serve: Any) -> None:
     """A page elsewhere, whose visitors share this client's address, must not use up its limits:
     its requests (a rematch, a hint, an analysis, a log-out, a creation) are refused uncounted."""

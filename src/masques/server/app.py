@@ -442,8 +442,8 @@ def create_app(
         """Create a match: each seat open for a human, or a bot at a level.  A ``seed`` may be chosen
         only when at most one seat is a person.  A private match's answer carries its invite code.
         A rated match needs an account; a clock is a time control (see the field)."""
+        owner = await client_of(request, "create")  # counted first: a bad cookie is a request too
         signed = await people.acting(request)
-        owner = await client_of(request, "create")
         if body.game not in game_names():
             raise ServerError(
                 404, "no_game", f"unknown game {body.game!r}; games are: {', '.join(game_names())}"
@@ -523,8 +523,8 @@ def create_app(
         without one the token is the only key to it (keep it secret).  Send an ``Idempotency-Key``
         (16 to 200 characters, random, kept like a password) to retry safely: a retry of a join
         that went through gets the same seat and token.  A private match needs its ``invite``."""
-        signed = await people.acting(request)
         await client_of(request, "join")
+        signed = await people.acting(request)
         registry = registry_of(request)
         match = await registry.get(match_id)
         player = None if signed is None else signed.player
@@ -559,8 +559,8 @@ def create_app(
         request: Request, match_id: str, token: str | None, *, left: bool = False
     ) -> tuple[LiveMatch, int, Player | None, str | None]:
         """:func:`seat_request`, with who asks (the session's player, the seat token given)."""
-        signed = await people.acting(request)
         await client_of(request)
+        signed = await people.acting(request)
         registry = registry_of(request)
         match = await registry.get(match_id)
         token = one_token(token, request.headers.get("x-seat-token"))

@@ -112,15 +112,17 @@ FOREIGN_PAGE = "a request from another site's page is refused"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-async def counted(request: Request, *kinds: str) -> str:
-    """The client's key, once this request is counted against the catch-all limit and ``kinds``.
-    A change sent from another site's page is refused before it is counted: a page elsewhere
-    must not use up the limits of the address its visitors share with it."""
+async def counted(request: Request, *kinds: str, catch_all: bool = True) -> str:
+    """The client's key, once this request is counted against the catch-all limit (unless it was
+    already) and ``kinds``.  It comes before the session is looked up, so a flood of bad cookies
+    meets the limits like any other.  A change sent from another site's page is refused before
+    it is counted: a page elsewhere must not use up the limits of the address its visitors share
+    with it."""
     if request.method not in SAFE_METHODS and not same_origin(request):
         raise ServerError(403, "csrf", FOREIGN_PAGE)
     key = client_key(request.client.host if request.client else None)
     registry: Registry = request.app.state.registry
-    for kind in ("api", *kinds):
+    for kind in ("api", *kinds) if catch_all else kinds:
         await registry.rates.check(kind, key)
     return key
 
@@ -269,16 +271,16 @@ def router(guard: LoginGuard) -> APIRouter:
     async def guest(body: GuestBody, request: Request, response: Response) -> dict[str, Any]:
         """Play without an account: a guest identity kept by a cookie (it may become an account),
         named ``name``, else the word for a guest in the page's ``lang``."""
+        await limit(request)
         signed = await acting_afresh(request)
         name = body.name.strip() if body.name and body.name.strip() else None
-        if signed is not None:
-            await limit(request)  # a rename is a write like any other
+        if signed is not None:  # a rename, counted as any other write
             if name and signed.player.kind == "guest":
                 await refuse_account_look(request, name)
                 await asyncio.to_thread(storage_of(request).rename_guest, signed.player.id, name)
                 return me(SignedIn(Player(signed.player.id, name, "guest"), signed.token_hash, signed.csrf))
             return me(signed)
-        await limit(request, "signup")
+        await limit(request, "signup", catch_all=False)
         if name:
             await refuse_account_look(request, name)
         name = name or GUEST_NAMES[body.lang]
@@ -289,8 +291,8 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/signup", status_code=201, responses=errors(400, 403, 409, 413))
     async def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """A new account; a guest who signs up keeps their matches."""
-        signed = await acting_afresh(request)
         await limit(request, "signup")
+        signed = await acting_afresh(request)
         username = accounts.check_username(body.username)
         accounts.check_password(body.password, username)
         storage = storage_of(request)
@@ -340,8 +342,8 @@ def router(guard: LoginGuard) -> APIRouter:
     @api.post("/api/login", responses=errors(400, 401, 403, 413))
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Log in; a guest's seats move to the account."""
-        signed = await acting_afresh(request)
         address = await limit(request, "login")
+        signed = await acting_afresh(request)
         key = accounts.username_key(body.username)
         storage = storage_of(request)
         row = await asyncio.to_thread(storage.player_by_username, key)
@@ -412,8 +414,8 @@ def router(guard: LoginGuard) -> APIRouter:
         """A new password.  Every session of the account ends, this browser's too, which gets a new
         one (a new cookie and CSRF token, in the answer): a copy of its cookie taken before, the
         usual reason to change a password, is worth nothing.  The seat tokens handed out end."""
-        signed = await acting(request)
         address = await limit(request, "login")
+        signed = await acting(request)
         if signed is None:
             raise ServerError(401, "no_session", "log in first")
         if signed.player.kind != "account":
