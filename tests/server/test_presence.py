@@ -13,7 +13,7 @@ import masques_server_support as support
 
 from masques.engine import game_class
 from masques.engine.chance import CHANCE_VERSION
-from masques.server.matches import OUTBOX, Client
+from masques.server.matches import OUTBOX, OUTBOX_BYTES, Client
 from masques.server.storage import hash_token
 
 
@@ -162,3 +162,31 @@ def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: 
             assert match.away_task is not None and not match.away_task.done()
 
     support.run_async(scenario())
+
+
+def test_a_connection_with_megabytes_waiting_unread_is_dropped_before_its_outbox_is_full() -> None:
+    """Few messages, but big ones (the whole chat, asked for again and again): the outbox is
+    bounded in bytes too, so a client that reads nothing cannot pin megabytes per request.  What
+    has been sent does not count."""
+
+    async def scenario() -> tuple[bool, bool, int]:
+        async def never_read(text: str) -> None:
+            await asyncio.Event().wait()
+
+        async def read(text: str) -> None:
+            return None
+
+        slow, reader = Client(None, never_read), Client(None, read)
+        pump = asyncio.get_running_loop().create_task(reader.pump())
+        big = "x" * (OUTBOX_BYTES // 3)
+        for _ in range(3):
+            assert slow.deliver(big)
+        dropped = not slow.deliver(big) and slow.dropped
+        for _ in range(6):  # one at a time, each sent by the pump: never more than one waiting
+            assert reader.deliver(big)
+            await asyncio.sleep(0)
+        pump.cancel()
+        return dropped, reader.dropped, slow.waiting_bytes
+
+    dropped, reader_dropped, left = support.run_async(scenario())
+    assert dropped and not reader_dropped and left == 0

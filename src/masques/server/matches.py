@@ -83,6 +83,9 @@ MATCH_ID = re.compile(r"[0-9a-f]{16}")
 """Match ids are 16 hex digits (secrets.token_hex(8)); anything else is unknown without a query."""
 OUTBOX = 64
 """Messages one connection may have waiting before it counts as too slow and is dropped."""
+OUTBOX_BYTES = 4 * 1024 * 1024
+"""Bytes of messages one connection may have waiting (beyond the one it is being sent): a client
+that asks for the whole chat again and again and reads nothing must not pin megabytes each time."""
 IDLE_SECONDS = 30.0
 """A match nobody uses (no connection, no bot, no clock) leaves memory after this long."""
 PRESENCE_DELAY = 0.25
@@ -150,17 +153,22 @@ class Client:
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     dropped: bool = False
     close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
+    waiting_bytes: int = 0  # the length of the messages in the outbox
 
     def deliver(self, message: str | dict[str, Any]) -> bool:
         """Queue a message (a dict or its JSON text); False once the connection is dropped."""
         if self.dropped:
             return False
         text = message if isinstance(message, str) else json_text(message)
+        if self.waiting_bytes and self.waiting_bytes + len(text) > OUTBOX_BYTES:
+            self.drop()
+            return False
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.drop()
             return False
+        self.waiting_bytes += len(text)
         return True
 
     def holds(self, match: LiveMatch) -> bool:
@@ -198,6 +206,7 @@ class Client:
                 self.outbox.get_nowait()
             except asyncio.QueueEmpty:
                 break
+        self.waiting_bytes = 0
         self.outbox.put_nowait(None)
 
     async def pump(self) -> None:
@@ -206,6 +215,7 @@ class Client:
             text = await self.outbox.get()
             if text is None:
                 return
+            self.waiting_bytes -= len(text)
             try:
                 await self.send_text(text)
             except Exception:  # the socket is gone; its handler ends the connection
