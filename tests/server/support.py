@@ -37,7 +37,7 @@ from masques.games.masker.game import COLOURS as MASKER_COLOURS
 from masques.server.app import MAX_MESSAGE, create_app
 from masques.server.limits import Limits
 from masques.server.matches import Registry
-from masques.server.protocol import http_protocol
+from masques.server.protocol import http_protocol, ws_protocol
 from masques.server.storage import Storage
 
 TIMEOUT = 20.0
@@ -182,6 +182,7 @@ class ThreadServer:
         config = uvicorn.Config(
             self.app,
             http=http_protocol(),
+            ws=ws_protocol(),
             ws_max_size=MAX_MESSAGE * 4,
             log_level="warning",
             lifespan="on",

@@ -3,6 +3,7 @@ read its upgrade request is let go once the WebSocket protocol has the connectio
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import socket
@@ -159,3 +160,66 @@ def test_the_deadline_leaves_websockets_and_whole_requests_alone(quick_server: s
         assert again["version"] == first["version"]
         watcher.close()
         assert api.get("/healthz").status_code == 200
+
+
+@pytest.fixture
+def impatient_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[support.ThreadServer]:
+    """A server that cuts a connection leaving what it is sent unread for a second."""
+    monkeypatch.setattr(protocol, "STALLED_SECONDS", 1.0)
+    server = support.ThreadServer(f"sqlite:///{tmp_path / 'db.sqlite3'}", bot_workers=1).start()
+    yield server
+    server.stop()
+
+
+def _slow_reader(server: support.ThreadServer) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the server's writes back up at once
+    sock.settimeout(10)
+    sock.connect(_address(server))
+    return sock
+
+
+def _read_until_closed(sock: socket.socket) -> int:
+    """Bytes read until the server closes or cuts the connection (or nothing comes for 10 s)."""
+    total = 0
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(1 << 16):
+            total += len(chunk)
+    return total
+
+
+def test_a_client_that_leaves_its_answers_unread_is_cut(impatient_server: support.ThreadServer) -> None:
+    """Answers asked for and never read held the server's memory for as long as the client kept
+    its socket open: the connection is cut once they have waited unread long enough."""
+    asked = 150
+    size = len(httpx.get(f"{impatient_server.base_url}/openapi.json", timeout=30).content)
+    with _slow_reader(impatient_server) as sock:
+        sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * asked)
+        time.sleep(4)  # reading nothing
+        received = _read_until_closed(sock)
+    assert received < asked * size  # cut before the answers were all sent
+    assert httpx.get(f"{impatient_server.base_url}/healthz", timeout=30).status_code == 200
+
+
+def test_a_websocket_client_that_floods_pings_and_reads_nothing_is_cut(
+    impatient_server: support.ThreadServer,
+) -> None:
+    """Each ping's pong waited in the server's memory for a client that reads nothing: such a
+    client is cut once its pongs back up, long before it has sent much."""
+    with httpx.Client(base_url=impatient_server.base_url, timeout=30) as api:
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    ping = bytes([0x89, 0x80 | 125]) + b"\0\0\0\0" + b"p" * 125  # masked with a key of zeros
+    sent = 0
+    with _slow_reader(impatient_server) as sock:
+        sock.sendall(
+            f"GET /ws/matches/{match_id} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert sock.recv(4096).startswith(b"HTTP/1.1 101 ")
+        with contextlib.suppress(OSError):
+            while sent < 64 * 1024 * 1024:
+                sock.sendall(ping * 256)
+                sent += len(ping) * 256
+    assert sent < 64 * 1024 * 1024, "the server kept answering pings nobody read"
+    assert httpx.get(f"{impatient_server.base_url}/healthz", timeout=30).status_code == 200

@@ -748,7 +748,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     from ..server.app import MAX_MESSAGE, create_app
     from ..server.limits import Limits
     from ..server.matches import BOT_QUEUES
-    from ..server.protocol import http_protocol
+    from ..server.protocol import http_protocol, ws_protocol
     from ..server.storage import DatabaseInUseError, FileOwner
 
     url = database or default_database_url()
@@ -811,6 +811,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         host=host,
         port=port,
         http=http_protocol(),
+        ws=ws_protocol(),
         ws_max_size=MAX_MESSAGE * 4,
         ws_per_message_deflate=ws_compression,
         proxy_headers=True,

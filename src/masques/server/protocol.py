@@ -20,16 +20,55 @@ import asyncio
 import json
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 REQUEST_SECONDS = 30.0
 """How long a request may take to arrive whole; nginx allows 60 s between two reads of a head or a
 body, and the API's requests are at most 64 KiB."""
+STALLED_SECONDS = 20.0
+"""How long a connection may leave what is written to it unread (its buffer past the high-water
+mark) before it is cut: an answer or a view waiting for a client that never reads holds the
+server's memory for as long as the connection lives."""
+PONG_BACKLOG = 64 * 1024
+"""Bytes waiting to be sent past which a WebSocket ping is not answered but the connection cut: a
+client that sends pings and reads nothing would otherwise have the pongs pile up in memory."""
 
 
-class UpgradeReleasingProtocol(HttpToolsProtocol):
+class StallGuard:
+    """Cuts a connection whose written bytes have waited unread for ``STALLED_SECONDS`` (the
+    transport's flow control calls ``pause_writing`` and ``resume_writing``).  ``close`` would
+    wait for those bytes to be sent, for ever; ``abort`` drops them."""
+
+    stall_timer: asyncio.TimerHandle | None = None
+    transport: asyncio.Transport
+
+    def _writing_paused(self) -> None:
+        if self.stall_timer is None:
+            self.stall_timer = asyncio.get_running_loop().call_later(STALLED_SECONDS, self._stalled)
+
+    def _writing_resumed(self) -> None:
+        if self.stall_timer is not None:
+            self.stall_timer.cancel()
+            self.stall_timer = None
+
+    def _stalled(self) -> None:
+        self.stall_timer = None
+        self.transport.abort()
+
+
+class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
     """uvicorn's httptools protocol, which forgets its parser once the WebSocket protocol has the
-    connection (the parser's work is done: the request it parsed was the upgrade), and closes a
-    connection whose request does not arrive in time."""
+    connection (the parser's work is done: the request it parsed was the upgrade), closes a
+    connection whose request does not arrive in time, and cuts one that leaves its answer unread
+    (a replay asked for again and again on sockets never read held megabytes each)."""
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._writing_paused()
+
+    def resume_writing(self) -> None:
+        self._writing_resumed()
+        super().resume_writing()
 
     read_deadline: asyncio.TimerHandle | None = None
     reading = False  # a request has begun and is not whole yet
@@ -41,6 +80,7 @@ class UpgradeReleasingProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._writing_resumed()
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
@@ -108,6 +148,36 @@ class UpgradeReleasingProtocol(HttpToolsProtocol):
 MALFORMED = "the request is not valid HTTP (a header with a character HTTP does not allow, or a bad length)"
 
 
+class GuardedWebSocketProtocol(StallGuard, WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (the one it picks by default), which cuts a connection that
+    leaves what is sent to it unread, and one that floods pings while reading nothing: uvicorn
+    writes each pong without waiting for the socket, and pings are not counted by the server's
+    limits on messages."""
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._writing_paused()
+
+    def resume_writing(self) -> None:
+        self._writing_resumed()
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._writing_resumed()
+        super().connection_lost(exc)
+
+    def handle_ping(self) -> None:
+        if self.transport.get_write_buffer_size() > PONG_BACKLOG:
+            self.transport.abort()
+            return
+        super().handle_ping()
+
+
 def http_protocol() -> type[asyncio.Protocol]:
     """The protocol class to give uvicorn's ``http`` setting."""
     return UpgradeReleasingProtocol
+
+
+def ws_protocol() -> type[asyncio.Protocol]:
+    """The protocol class to give uvicorn's ``ws`` setting."""
+    return GuardedWebSocketProtocol
