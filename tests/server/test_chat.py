@@ -355,3 +355,33 @@ def test_a_line_said_as_the_seat_changes_hands_is_refused_and_not_stored(tmp_pat
             assert xavier not in match.clients
 
     support.run_async(scenario())
+
+
+def test_a_line_said_while_a_connections_history_is_read_is_not_lost_to_it(tmp_path: Path) -> None:
+    """A line said after the history was read, but sent before it, was replaced by that history
+    (a client takes a history as the channel's whole): it now comes after the history."""
+    import asyncio
+
+    async def scenario() -> list[str]:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+            speaker = Client(1, _nothing, seat_token=hash_token(tokens[1]))
+            await registry.connect(match, speaker)
+            await registry.say(match, speaker, "before")
+            loop = asyncio.get_running_loop()
+
+            def said_meanwhile() -> None:  # in the read's thread, once the history is read
+                asyncio.run_coroutine_threadsafe(registry.say(match, speaker, "meanwhile"), loop).result(10)
+
+            _reading(registry, [], before_return=said_meanwhile)
+            newcomer = Client(0, _nothing, seat_token=hash_token(tokens[0]))
+            await registry.connect(match, newcomer)
+            shown: list[str] = []  # as the web client keeps a channel: a history replaces it
+            for message in _outbox(newcomer):
+                if message["type"] == "chat" and message["channel"] == "players":
+                    texts = [line["text"] for line in message["lines"]]
+                    shown = texts if message["history"] else [*shown, *texts]
+            return shown
+
+    assert support.run_async(scenario()) == ["before", "meanwhile"]

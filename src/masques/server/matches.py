@@ -128,6 +128,11 @@ class Player:
     kind: str  # guest or account
 
 
+def live_line(line: ChatRow) -> dict[str, Any]:
+    """The message that hands connections a chat line as it is said."""
+    return {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
+
+
 def json_text(value: Any) -> str:
     """A message's JSON text.  Every move sends one view per seat, so this is on the hot path of a
     move: orjson encodes views many times faster than the standard library; the standard library
@@ -154,6 +159,11 @@ class Client:
     dropped: bool = False
     close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
     waiting_bytes: int = 0  # the length of the messages in the outbox
+    # While its chat history is read (connect, sync), the lines said meanwhile wait here: sent
+    # before the history, they would be replaced by it, and the history may have been read before
+    # they were stored.
+    histories_reading: int = 0
+    lines_held: list[ChatRow] = field(default_factory=list)
 
     def deliver(self, message: str | dict[str, Any]) -> bool:
         """Queue a message (a dict or its JSON text); False once the connection is dropped."""
@@ -2456,12 +2466,14 @@ class Registry:
             await self.fanout.said(match.id, line.id)
 
     def _deliver_line(self, match: LiveMatch, line: ChatRow) -> None:
-        text = json_text(
-            {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
-        )
+        text = json_text(live_line(line))
         for client in list(match.clients):
             signed = client.player is not None
-            if readable(line.channel, client.seat, match.status, signed=signed) and not client.deliver(text):
+            if not readable(line.channel, client.seat, match.status, signed=signed):
+                continue
+            if client.histories_reading:
+                client.lines_held.append(line)
+            elif not client.deliver(text):
                 self._gone(match, client)
 
     async def _on_remote_chat(self, match_id: str, line_id: int) -> None:
@@ -2503,7 +2515,14 @@ class Registry:
     ) -> None:
         """The chat history: to one connection (connect, sync), or, once the match is over, the
         spectators' to those who could not read it before (players, spectators without a session)."""
-        rows = await self._chat_rows(match)
+        if client is not None:
+            client.histories_reading += 1
+            try:
+                rows = await self._chat_rows(match)
+            finally:
+                client.histories_reading -= 1
+        else:
+            rows = await self._chat_rows(match)
         targets = (
             [client]
             if client is not None
@@ -2517,6 +2536,12 @@ class Registry:
                 signed = target.player is not None
                 if lines and readable(channel, target.seat, match.status, signed=signed):  # none: no message
                     target.deliver({"type": "chat", "channel": channel, "history": True, "lines": lines})
+        if client is not None and not client.histories_reading and client.lines_held:
+            told = {r.id for r in rows}
+            held, client.lines_held = client.lines_held, []
+            for line in held:
+                if line.id not in told:  # said after the history was read: it comes after it
+                    client.deliver(live_line(line))
 
     # -- views --------------------------------------------------------------------------------
     async def broadcast(self, match: LiveMatch) -> None:
