@@ -859,3 +859,21 @@ def test_a_request_refused_after_reading_a_change_made_elsewhere_shows_that_chan
                 pump.cancel()
 
     run_async(scenario())
+
+
+def test_a_rematch_asked_here_of_a_match_started_and_ended_elsewhere_is_not_refused(tmp_path: Path) -> None:
+    """The match was still open here (its start and its end, through another process, not heard
+    of yet): a rematch asked for here reads it again rather than answer that it is not over."""
+
+    async def scenario() -> None:
+        async with _here_and_there(tmp_path) as (here, there):
+            match = await here.create("masker", {"players": 2}, ["human", "human"])
+            await here.join(match, "p0", 0)
+            theirs = await there.get(match.id)
+            await there.join(theirs, "p1", 1)
+            await there.resign(theirs, 1)
+            assert match.status == "open"
+            await here.answer_rematch(match, 0, True)
+            assert match.status == "finished"
+
+    run_async(scenario())

@@ -1609,9 +1609,9 @@ class Registry:
 
     async def caught_up(self, match: LiveMatch) -> None:
         """Before refusing what needs a match over (a rematch, an analysis): with other processes,
-        one this process still sees running may have ended through another a moment ago, its note
-        still on the way; read it again first."""
-        if self.fanout is not None and match.status == "running":
+        one this process still sees open or running may have started and ended through another a
+        moment ago, its notes still on the way; read it again first."""
+        if self.fanout is not None and match.status in ("open", "running"):
             await self._read_again(match)
 
     async def _on_resubscribed(self) -> None:
