@@ -877,3 +877,58 @@ def test_a_rematch_asked_here_of_a_match_started_and_ended_elsewhere_is_not_refu
             assert match.status == "finished"
 
     run_async(scenario())
+
+
+class _ConnectedElsewhere(_QuietFanout):
+    """Another process has every seat connected (as its notes in Redis say)."""
+
+    async def present(self, match_id: str, seat: int) -> bool:
+        return True
+
+
+def test_a_seat_connected_to_another_process_is_neither_claimed_nor_handed_to_a_bot(tmp_path: Path) -> None:
+    """Away from this process for longer than the grace period, but connected to another: a claim
+    or a request to hand the seat to a bot asks Redis first, and is refused."""
+
+    async def scenario() -> None:
+        async with _here_and_there(tmp_path) as (here, _there):
+            here.fanout = _ConnectedElsewhere()  # type: ignore[assignment]
+            match = await here.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await here.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+            await here.connect(match, Client(0, _nothing, seat_token=hash_token(tokens[0])))
+            if match.away_task is not None:  # the watch of the absent seats would ask Redis too
+                match.away_task.cancel()
+            match.seats[1].away_since = here.now() - match.grace_seconds - 5  # its grace long past here
+            assert match.abandoned(1)
+            for refused in (here.claim(match, 0), here.hand_to_bot(match, 0, 1)):
+                with pytest.raises(ServerError) as answer:
+                    await refused
+                assert answer.value.code == "not_abandoned"
+            assert match.status == "running" and match.seats[1].kind == "human"
+            assert not match.abandoned(1)  # its grace starts over
+
+    run_async(scenario())
+
+
+def test_a_seat_taken_through_another_process_and_never_connected_is_away_here(tmp_path: Path) -> None:
+    """A seat this process learns was taken elsewhere, with no connection here, counts as away (the
+    watch asks Redis whether the other process has it): else its grace never ran here, and a
+    player here could never claim the match from a person who took the seat and left."""
+
+    async def scenario() -> None:
+        async with _here_and_there(tmp_path) as (here, there):
+            match = await here.create("masker", {"players": 2}, ["human", "human"])
+            token = (await here.join(match, "p0", 0))[1]
+            await here.connect(match, Client(0, _nothing, seat_token=hash_token(token)))
+            theirs = await there.get(match.id)
+            await there.join(theirs, "p1", 1)
+            await here._read_again(match)  # as the note of the join does
+            away = match.seats[1].away_since
+            assert match.status == "running" and away is not None and match.seats[0].away_since is None
+            assert match.abandoned(1, now=away + match.grace_seconds + 1)
+
+    run_async(scenario())
+
+
+async def _nothing(_text: str) -> None:
+    return None

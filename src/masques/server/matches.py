@@ -1535,8 +1535,14 @@ class Registry:
         kinds = await asyncio.to_thread(self.storage.player_kinds, [r.player_id for r in rows])
         seats = [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
         if seats != match.seats:
-            for new, old in zip(seats, match.seats, strict=True):
+            connected = {c.seat for c in match.clients}
+            for number, (new, old) in enumerate(zip(seats, match.seats, strict=True)):
                 new.away_since = old.away_since
+                if new.held and not old.held and connected and number not in connected:
+                    # taken through another process while someone plays or watches here: away from
+                    # here until the watch of the absent seats finds it connected there (else its
+                    # grace never ran here, and the match could not be claimed from here)
+                    new.away_since = self.now()
             match.seats = seats
             changed = True
         if row is not None and (row.status, row.end, row.rematch, row.clock, row.deadline) != (
@@ -1554,6 +1560,8 @@ class Registry:
                 self._finished(match)
             else:
                 self._arm(match)
+        if changed:
+            self._watch_away(match)
         return changed
 
     async def _heed(self, match_id: str, handling: Awaitable[None]) -> None:
@@ -1756,6 +1764,9 @@ class Registry:
                 )
             return ended(match.game, "claimed", gone, out_seats(match.state))
 
+        for other in range(len(match.seats)):  # away from here, but maybe connected to another process
+            if other != seat and match.abandoned(other):
+                await self._present_elsewhere(match, other)
         await self._end(match, end, "the match is not being played")
 
     async def hand_to_bot(self, match: LiveMatch, by: int, seat: int) -> None:
@@ -1766,7 +1777,7 @@ class Registry:
             raise ServerError(409, "not_abandoned", "you are here: your seat is not abandoned")
         async with match.lock:
             self._still_held(match, by)  # the asker's seat may have gone to a bot meanwhile
-            if not match.abandoned(seat):
+            if not match.abandoned(seat) or await self._present_elsewhere(match, seat):
                 raise ServerError(
                     409, "not_abandoned", f"seat {seat} has not been away longer than the grace period"
                 )
