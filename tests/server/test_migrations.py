@@ -273,3 +273,34 @@ def test_0010_keeps_one_seat_per_player_and_goes_both_ways(backend: str, tmp_pat
     assert "uq_seats_match_player" not in {i["name"] for i in inspect(engine).get_indexes("seats")}
     engine.dispose()
     migrate(url, "head")
+
+
+def test_processes_started_together_on_a_new_postgresql_database_all_start(tmp_path: Path) -> None:
+    """Each process migrates its database as it starts; started together on a new one they take
+    turns, and every one of them finds the schema made (at once, all but one failed)."""
+    import threading
+
+    url = support.fresh_database_url("postgresql", tmp_path)
+    together = threading.Barrier(4)
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        storage = Storage(url)
+        try:
+            together.wait(10)
+            storage.migrate()
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            storage.engine.dispose()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    storage = Storage(url)
+    current, head, _ = storage.schema()
+    storage.engine.dispose()
+    assert current == head

@@ -609,6 +609,8 @@ def _rate(s: Session, row: MatchRow, ranks: Sequence[float], at: datetime) -> li
 ENDED = ("finished", "expired")
 """A match in these states takes no more actions (another process may have ended it meanwhile)."""
 
+MIGRATION_LOCK_KEY = 0x6D61737175657301
+"""The PostgreSQL advisory lock processes take turns on to migrate the database."""
 LOCK_TIMEOUT_SECONDS = 10.0
 """The longest a PostgreSQL statement of the server waits for a lock before it fails."""
 CONNECT_TIMEOUT_SECONDS = 5
@@ -693,9 +695,13 @@ class Storage:
         return config
 
     def migrate(self) -> None:
-        """Apply the Alembic migrations up to head (idempotent)."""
+        """Apply the Alembic migrations up to head (idempotent).  On PostgreSQL, processes started
+        together on a new database take turns: the first makes the schema, the others find it made
+        (at once, each tried to create the same tables, and all but one failed to start)."""
         config = self._alembic()
         with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
