@@ -34,17 +34,27 @@ PONG_BACKLOG = 64 * 1024
 client that sends pings and reads nothing would otherwise have the pongs pile up in memory."""
 
 
-class StallGuard:
+class StallGuard(asyncio.Protocol):
     """Cuts a connection whose written bytes have waited unread for ``STALLED_SECONDS`` (the
     transport's flow control calls ``pause_writing`` and ``resume_writing``).  ``close`` would
-    wait for those bytes to be sent, for ever; ``abort`` drops them."""
+    wait for those bytes to be sent, for ever; ``abort`` drops them.  Put before the protocol it
+    guards among the bases."""
 
     stall_timer: asyncio.TimerHandle | None = None
     transport: asyncio.Transport
 
-    def _writing_paused(self) -> None:
+    def pause_writing(self) -> None:
+        super().pause_writing()
         if self.stall_timer is None:
             self.stall_timer = asyncio.get_running_loop().call_later(STALLED_SECONDS, self._stalled)
+
+    def resume_writing(self) -> None:
+        self._writing_resumed()
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._writing_resumed()
+        super().connection_lost(exc)
 
     def _writing_resumed(self) -> None:
         if self.stall_timer is not None:
@@ -62,14 +72,6 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
     connection whose request does not arrive in time, and cuts one that leaves its answer unread
     (a replay asked for again and again on sockets never read held megabytes each)."""
 
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        self._writing_paused()
-
-    def resume_writing(self) -> None:
-        self._writing_resumed()
-        super().resume_writing()
-
     read_deadline: asyncio.TimerHandle | None = None
     reading = False  # a request has begun and is not whole yet
     cycle_before: RequestResponseCycle | None = None  # the request's cycle until its head is read
@@ -80,7 +82,6 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        self._writing_resumed()
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
@@ -153,18 +154,6 @@ class GuardedWebSocketProtocol(StallGuard, WebSocketsSansIOProtocol):
     leaves what is sent to it unread, and one that floods pings while reading nothing: uvicorn
     writes each pong without waiting for the socket, and pings are not counted by the server's
     limits on messages."""
-
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        self._writing_paused()
-
-    def resume_writing(self) -> None:
-        self._writing_resumed()
-        super().resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._writing_resumed()
-        super().connection_lost(exc)
 
     def handle_ping(self) -> None:
         if self.transport.get_write_buffer_size() > PONG_BACKLOG:
