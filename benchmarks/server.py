@@ -266,8 +266,9 @@ def note(text: str) -> None:
 
 
 def json_safe(value: Any) -> Any:
-    """The figures with NaN (no sample) as null, so the output is strict JSON."""
-    if isinstance(value, float) and math.isnan(value):
+    """The figures with NaN (no sample) and infinity (a quantile past a histogram's last edge) as
+    null, so the output is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
