@@ -176,10 +176,11 @@ def test_abort_only_while_some_person_has_not_moved(server: Any, api: httpx.Clie
 def quick(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[support.ThreadServer]:
-    """A server whose grace period and open-match expiry last one second (and sweeps often)."""
+    """A server whose grace period lasts one second and open-match expiry three (a loaded machine
+    may take more than one to make a match and join it), and which sweeps often."""
     monkeypatch.setattr(matches, "SWEEP_SECONDS", 0.2)
     monkeypatch.setattr(matches, "EXPIRY_ROUNDS", 1)
-    limits = replace(support.RELAXED, grace_seconds=1.0, open_expiry_seconds=1.0, abandoned_bot="random")
+    limits = replace(support.RELAXED, grace_seconds=1.0, open_expiry_seconds=3.0, abandoned_bot="random")
     server = support.ThreadServer(support.fresh_database_url(request.param, tmp_path), limits=limits).start()
     yield server
     server.stop()
