@@ -33,10 +33,24 @@ def test_a_method_no_route_of_a_path_takes_is_refused_with_every_method_the_path
     """One route per method may share a path: the refusal names them all, not the first one's."""
     refused = api.put("/api/matches")
     assert refused.status_code == 405 and refused.json()["code"] == "method_not_allowed"
-    assert refused.headers["allow"] == "GET, POST"
+    assert refused.headers["allow"] == "GET, HEAD, POST"
     refused = api.delete("/api/matches/0123456789abcdef/analysis")
-    assert refused.status_code == 405 and refused.headers["allow"] == "GET, POST"
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD, POST"
     refused = api.post("/rules")
     assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
     refused = api.delete("/api/matches/0123456789abcdef/join")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+
+
+def test_head_on_the_apis_get_routes_answers_as_get_without_a_body(api: httpx.Client) -> None:
+    """Monitors and link checkers send HEAD: the same status and headers as GET, no body."""
+    for path in ("/api/games", "/api/matches", "/api/leaderboard?game=masker"):
+        got, head = api.get(path), api.head(path)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b"", path
+        assert head.headers["content-type"] == got.headers["content-type"]
+        assert head.headers["content-length"] == got.headers["content-length"], path
+    missing = api.head("/api/matches/0123456789abcdef")
+    assert missing.status_code == 404 and missing.content == b""
+    refused = api.head("/api/matches/0123456789abcdef/join")  # a POST route answers no HEAD
     assert refused.status_code == 405 and refused.headers["allow"] == "POST"

@@ -163,6 +163,28 @@ class HashedFiles(StaticFiles):
         await super().check_config()
 
 
+class HeadAsGet:
+    """Answer HEAD on the API's GET routes as GET would, headers alone: monitors and link checkers
+    send HEAD, and a resource that can be read can be asked about.  (The pages and the health
+    checks are routed for HEAD themselves.)  Only the API's paths: nothing else is routed twice."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] != "http.response.body":
+                await send(message)
+            elif not message.get("more_body", False):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
 class BodyLimit:
     """Refuse request bodies over MAX_BODY bytes with 413, whether or not they declare a length."""
 
@@ -301,6 +323,7 @@ def create_app(
     )
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
+    app.add_middleware(HeadAsGet)  # the routes and compression see GET: the headers are GET's
     app.add_middleware(BodyLimit)
     app.add_middleware(Unhandled, count=lambda: count_fault(app))
     app.add_middleware(SecurityHeaders)  # outermost: on every response, refusals included
@@ -634,7 +657,7 @@ def create_app(
     ) -> dict[str, Any]:
         """The record as the token's seat saw it, as a spectator (no token), or in full (seed and
         every action) once the match is over, for a game that hides nothing after its end."""
-        await client_of(request, "read")
+        key = await client_of(request, "read")
         token = one_token(token, x_seat_token)
         registry = registry_of(request)
         match = await registry.get(match_id)
@@ -654,7 +677,7 @@ def create_app(
         seat = await viewer_seat(request, match, token)
         eyes = seat if match.dealt else None  # before the start, a seat sees what a spectator sees
         try:
-            redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, eyes))
+            redacted: dict[str, Any] = await registry.heavy_read(lambda: redacted_record(rec, eyes), key)
         except RecordError as exc:  # pragma: no cover - the log always replays
             raise ServerError(500, "bad_record", str(exc)) from None
         return redacted
@@ -668,12 +691,12 @@ def create_app(
     ) -> list[dict[str, Any]]:
         """Every step of the match as the token's seat (or a spectator, without a token) saw it: one
         ``state`` view per version, from the first position to the current one, none actionable."""
-        await client_of(request, "read")
+        key = await client_of(request, "read")
         token = one_token(token, x_seat_token)
         registry = registry_of(request)
         match = await registry.get(match_id)
         seat = await viewer_seat(request, match, token)
-        views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat))
+        views: list[dict[str, Any]] = await registry.heavy_read(match.replay(seat), key)
         return views
 
     def analyses_of(request: Request) -> Analyses:
@@ -929,6 +952,8 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
         regex, taken = getattr(route, "path_regex", None), getattr(route, "methods", None)
         if regex is not None and taken and regex.match(path):
             methods.update(taken)
+    if "GET" in methods and path.startswith("/api/"):
+        methods.add("HEAD")  # answered by HeadAsGet
     return sorted(methods)
 
 
