@@ -182,7 +182,7 @@ class Analyses:
     async def _run(self, match: LiveMatch, seat: int, progress: Progress) -> None:
         try:
             async with self.slots:
-                found: list[Decision] = await self.registry.heavy_read(decisions(match, seat))
+                found: list[Decision] = await self.registry.heavy_read(decisions(match, seat), QUEUE_OWNER)
                 progress.total = len(found)
                 body = await self._judge_all(match, seat, found, progress)
             row = AnalysisRow(match_id=match.id, seat=seat, level=self.level, body=body)

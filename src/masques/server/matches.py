@@ -67,6 +67,7 @@ from .storage import (
     aware,
     hash_token,
 )
+from .turns import TakingTurns
 
 T = TypeVar("T")
 
@@ -841,7 +842,7 @@ class Registry:
         self._allowed: dict[
             tuple[str | None, str | None, str | None], float
         ] = {}  # (session, seat's player, seat token): when checked
-        self._reads = asyncio.Semaphore(1)  # heavy reads (replays, records) run one at a time
+        self._reads = TakingTurns()  # heavy reads (replays, records) run one at a time
         self._sweeper: asyncio.Task[None] | None = None
         self._resumer: asyncio.Task[int] | None = None
 
@@ -1392,9 +1393,10 @@ class Registry:
         the lobby's writes taking turns with the moves on one thread."""
         return await self.commits.run(write)
 
-    async def heavy_read(self, job: Callable[[], Any]) -> Any:
-        """Run a costly read (a replay, a record) off the event loop, one at a time per process."""
-        async with self._reads:
+    async def heavy_read(self, job: Callable[[], Any], key: str) -> Any:
+        """Run a costly read (a replay, a record) off the event loop, one at a time per process,
+        the waiting callers' keys (clients) taking turns."""
+        async with self._reads.turn(key):
             return await asyncio.to_thread(job)
 
     # -- play ---------------------------------------------------------------------------------
