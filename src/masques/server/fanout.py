@@ -28,13 +28,13 @@ log = logging.getLogger("masques.fanout")
 CHANNEL = "masques:match:"
 PRESENCE = "masques:here:"
 PRESENCE_TTL = 30
+"""Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 COMMAND_SECONDS = 2.0
 """How long a publish or a presence command may wait for Redis.  A move's note is sent while its
 match is locked: a Redis that stopped answering (paused, or its packets dropped) must fail the
 send, which is told again later, not hold the match for as long as TCP takes to give up."""
 HEALTH_CHECK_SECONDS = 15
 """How long the subscription may stay silent before it asks Redis whether it is still there."""
-"""Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 
 
 @dataclass(frozen=True)
