@@ -64,6 +64,45 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
     support.run_async(scenario())
 
 
+def test_a_seat_arriving_or_leaving_is_told_and_the_others_read_who_is_connected_elsewhere(
+    redis_url: str,
+) -> None:
+    """A seat's arrival and departure are noted and told in one go; each process reads the seats
+    connected to the others (not its own), alone or, in the sweep, for many matches at once."""
+    match_id, quiet = secrets.token_hex(8), secrets.token_hex(8)
+
+    async def scenario() -> None:
+        told: asyncio.Queue[str] = asyncio.Queue()
+
+        async def presence(changed: str) -> None:
+            await told.put(changed)
+
+        one, other = Fanout(redis_url, _nothing), Fanout(redis_url, _nothing, on_presence=presence)
+        for process in (one, other):
+            await process.start()
+        try:
+            await one.arrived(match_id, 1)
+            assert await asyncio.wait_for(told.get(), 5) == match_id
+            assert await other.elsewhere(match_id) == {1} and await one.elsewhere(match_id) == set()
+            await other.arrived(match_id, 0)  # a process hears none of its own notes
+            assert await other.refresh({match_id: [0, 2], quiet: []}) == {match_id: {1}, quiet: set()}
+            assert await one.refresh({match_id: []}) == {match_id: {0, 2}}
+            await one.gone(match_id, 1)
+            assert await asyncio.wait_for(told.get(), 5) == match_id
+            assert await other.elsewhere(match_id) == set() and told.empty()
+            with mock.patch.object(other.client, "zrangebyscore", side_effect=redis.ConnectionError):
+                assert await other.elsewhere(match_id) is None  # unknown, not "nobody"
+            with mock.patch.object(other.client, "pipeline", side_effect=redis.ConnectionError):
+                assert await other.refresh({match_id: [0]}) is None
+                await other.arrived(match_id, 0)  # no error: the sweep notes it later
+                await other.gone(match_id, 0)
+        finally:
+            for process in (one, other):
+                await process.stop()
+
+    support.run_async(scenario())
+
+
 def test_without_an_answer_from_redis_a_seat_counts_as_present(redis_url: str) -> None:
     """A seat is never handed to a bot for an absence that cannot be told."""
 

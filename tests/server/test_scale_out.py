@@ -390,10 +390,16 @@ class _QuietFanout:
     async def _nothing(self, *args: Any, **kwargs: Any) -> None:
         return None
 
-    publish = moved = here = gone = said = start = stop = resend = _nothing
+    publish = moved = here = arrived = gone = said = start = stop = resend = _nothing
 
     async def present(self, match_id: str, seat: int) -> bool:
         return False
+
+    async def elsewhere(self, match_id: str) -> set[int] | None:
+        return set()
+
+    async def refresh(self, seats: dict[str, list[int]]) -> dict[str, set[int]] | None:
+        return {match_id: set() for match_id in seats}
 
     async def anyone(self, match_id: str) -> bool:
         return False
@@ -589,6 +595,9 @@ def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: 
 
         async def present(self, match_id: str, seat: int) -> bool:
             return match_id in self.connected
+
+        async def elsewhere(self, match_id: str) -> set[int] | None:
+            return {0, 1} if match_id in self.connected else set()
 
     async def scenario() -> None:
         storage = Storage(url)
@@ -932,3 +941,135 @@ def test_a_seat_taken_through_another_process_and_never_connected_is_away_here(t
 
 async def _nothing(_text: str) -> None:
     return None
+
+
+class _Watcher:
+    """A client of one process whose messages the test reads."""
+
+    def __init__(self, seat: int | None, token: str | None) -> None:
+        self.seen: list[dict[str, Any]] = []
+        self.client = Client(seat, self._send, seat_token=None if token is None else hash_token(token))
+        self.pump: asyncio.Task[None] | None = None
+
+    async def _send(self, text: str) -> None:
+        self.seen.append(orjson.loads(text))
+
+    async def connect(self, registry: Registry, match: LiveMatch) -> None:
+        await registry.connect(match, self.client)
+        self.pump = asyncio.get_running_loop().create_task(self.client.pump())
+
+    def seat_seen(self, seat: int) -> dict[str, Any] | None:
+        """The seat as the last view or presence message shows it (None: none yet)."""
+        shown = [m for m in self.seen if m.get("type") in ("presence", "state")]
+        return None if not shown else dict(shown[-1]["match"]["seats"][seat])
+
+    def stop(self) -> None:
+        if self.pump is not None:
+            self.pump.cancel()
+
+
+async def _played_through_a(a: Registry) -> tuple[LiveMatch, list[str]]:
+    match = await a.create("masker", {"players": 2}, ["human", "human"])
+    tokens = [(await a.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+    return match, tokens
+
+
+def test_a_seat_connected_to_one_process_is_connected_for_the_clients_of_the_other(tmp_path: Path) -> None:
+    """Seat 0 plays through A, seat 1 through B: B's clients see seat 0 connected as soon as it
+    connects (no absence, not abandoned, though B's clock of its absence had run past the grace
+    period), and away from the moment it leaves A, its grace period starting then and watched by B."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match, tokens = await _played_through_a(a)
+            there = await b.get(match.id)
+            watcher = _Watcher(1, tokens[1])
+            await watcher.connect(b, there)
+            try:
+                await _until(lambda: watcher.seat_seen(0) is not None, "B's client to be told who is here")
+                assert not (watcher.seat_seen(0) or {}).get("connected")
+                there.seats[0].away_since = b.now() - there.grace_seconds - 5  # long gone, as B saw it
+                player = Client(0, _nothing, seat_token=hash_token(tokens[0]))
+                await a.connect(match, player)
+                await _until(lambda: (watcher.seat_seen(0) or {}).get("connected"), "B's clients to see it")
+                seen = watcher.seat_seen(0)
+                assert seen is not None and seen["away_since"] is None and not seen["abandoned"]
+                assert there.summary()["seats"][0] == seen  # the lobby and the views say the same
+                assert there.view(1)["match"]["seats"][0]["connected"]
+                assert not there.abandoned(0)
+
+                left_at = b.now()
+                await a.disconnect(match, player)
+                await _until(
+                    lambda: not (watcher.seat_seen(0) or {}).get("connected"), "B's clients to see it go"
+                )
+                seen = watcher.seat_seen(0)
+                assert seen is not None and seen["away_since"] is not None and not seen["abandoned"]
+                assert left_at <= seen["away_since"] <= b.now()  # its grace starts when it leaves
+                assert there.away_task is not None and not there.away_task.done()
+            finally:
+                watcher.stop()
+
+    run_async(scenario())
+
+
+def test_a_match_loaded_while_a_seat_is_connected_to_another_process_shows_it_connected(
+    tmp_path: Path,
+) -> None:
+    """A process that takes up a match (a request, a spectator) reads which of its seats other
+    processes have connected: those are present from the start, not away since the load."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match, tokens = await _played_through_a(a)
+            await a.connect(match, Client(0, _nothing, seat_token=hash_token(tokens[0])))
+            there = await b.get(match.id)
+            seats = there.summary()["seats"]
+            assert seats[0]["connected"] and seats[0]["away_since"] is None
+            assert not seats[1]["connected"] and seats[1]["away_since"] is not None
+
+    run_async(scenario())
+
+
+def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis refuses A's commands as seat 0 connects: the connection is made all the same (its view
+    sent, in time), and once Redis is back A's sweep notes the seat and B's sweep shows it connected."""
+    import redis.asyncio as redis
+
+    url = fresh_database_url("postgresql", tmp_path)
+    monkeypatch.setattr(matches_module, "SWEEP_SECONDS", 0.2)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match, tokens = await _played_through_a(a)
+            there = await b.get(match.id)
+            watcher = _Watcher(1, tokens[1])
+            await watcher.connect(b, there)
+            assert a.fanout is not None
+            working, a.fanout.client = (
+                a.fanout.client,
+                redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1),
+            )
+            player = _Watcher(0, tokens[0])
+            try:
+                started = time.monotonic()
+                await asyncio.wait_for(player.connect(a, match), fanout_module.COMMAND_SECONDS + 2)
+                assert time.monotonic() - started < fanout_module.COMMAND_SECONDS + 1
+                assert player.client in match.clients and match.seats[0].away_since is None
+                await _until(lambda: any(m.get("type") == "state" for m in player.seen), "its view")
+                await asyncio.sleep(0.5)  # sweeps with Redis away: nothing breaks, nothing is told
+                assert not (watcher.seat_seen(0) or {}).get("connected")
+                await a.fanout.client.aclose()
+                a.fanout.client = working
+                await _until(
+                    lambda: (watcher.seat_seen(0) or {}).get("connected"), "B to see it by the sweep"
+                )
+            finally:
+                watcher.stop()
+                player.stop()
+
+    run_async(scenario())

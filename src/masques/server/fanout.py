@@ -7,7 +7,8 @@ so another process applies it as it is instead of reading the log, seats and row
 change costs no query).  The database stays the single source of truth (its unique (match, number)
 constraint lets only one process commit each version); a process that is not at the move's version
 reads the database as for any change.  Redis also carries "a chat line was said" notes (the line
-itself is read from the database).
+itself is read from the database), and "a seat arrived or left" notes: which seats each process has
+connected is kept in Redis (see :meth:`Fanout.here`), and the note makes the others read it again.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ log = logging.getLogger("masques.fanout")
 CHANNEL = "masques:match:"
 PRESENCE = "masques:here:"
 PRESENCE_TTL = 30
+"""Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 COMMAND_SECONDS = 2.0
 """How long a publish or a presence command may wait for Redis.  A move's note is sent while its
 match is locked: a Redis that stopped answering (paused, or its packets dropped) must fail the
 send, which is told again later, not hold the match for as long as TCP takes to give up."""
+SWEEP_BATCH = 200
+"""Matches whose presence one round trip of the sweep notes and reads."""
 HEALTH_CHECK_SECONDS = 15
 """How long the subscription may stay silent before it asks Redis whether it is still there."""
-"""Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +58,16 @@ class Fanout:
         on_change: Callable[[str], Awaitable[None]],
         on_chat: Callable[[str, int], Awaitable[None]] | None = None,
         on_move: Callable[[str, Moved], Awaitable[None]] | None = None,
+        *,
         on_resubscribed: Callable[[], Awaitable[None]] | None = None,
+        on_presence: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.url = url
         self.on_change = on_change
         self.on_chat = on_chat
         self.on_move = on_move
         self.on_resubscribed = on_resubscribed
+        self.on_presence = on_presence
         self.origin = secrets.token_hex(6)  # so a process ignores its own notes
         self.client: Any = None
         self.listening: Any = None
@@ -139,6 +145,9 @@ class Fanout:
             with contextlib.suppress(Exception):  # one bad note must not stop the listener
                 if kind == "chat" and self.on_chat is not None:
                     await self.on_chat(match_id, int(body))
+                elif kind == "presence":
+                    if self.on_presence is not None:
+                        await self.on_presence(match_id)
                 elif kind == "move" and self.on_move is not None:
                     await self.on_move(match_id, Moved(**orjson.loads(body)))
                 elif not kind or kind == "move":
@@ -192,23 +201,86 @@ class Fanout:
         processes' clocks must agree within a few seconds (as their clocks' deadlines need anyway)."""
         if not seats:
             return
-        key, now = PRESENCE + match_id, time.time()
         try:
             async with self.client.pipeline(transaction=False) as pipe:
-                pipe.zadd(key, {f"{seat}:{self.origin}": now + PRESENCE_TTL for seat in seats})
-                pipe.zremrangebyscore(key, "-inf", now)  # notes of processes gone
-                pipe.expire(key, PRESENCE_TTL)
+                self._note(pipe, match_id, seats, time.time())
                 await pipe.execute()
         except Exception as exc:  # Redis down: the next sweep notes them again
             log.warning("could not note connected seats (%s)", type(exc).__name__)
 
+    def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
+        key = PRESENCE + match_id
+        pipe.zadd(key, {f"{seat}:{self.origin}": now + PRESENCE_TTL for seat in seats})
+        pipe.zremrangebyscore(key, "-inf", now)  # notes of processes gone
+        pipe.expire(key, PRESENCE_TTL)
+
+    async def arrived(self, match_id: str, seat: int) -> None:
+        """Note that the seat is connected here, and tell the others at once (one round trip): their
+        clients see it connected now, not at the next sweep.  Without Redis, the sweep tells it."""
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                self._note(pipe, match_id, [seat], time.time())
+                pipe.publish(CHANNEL + match_id, f"{self.origin}:presence:{seat}")
+                await pipe.execute()
+        except Exception as exc:
+            log.warning("could not note a seat's arrival (%s)", type(exc).__name__)
+
     async def gone(self, match_id: str, seat: int) -> None:
         """Take back this process's note that the seat is connected: its last connection here closed
-        (else the others would count it present until the note ran out, its grace period longer)."""
+        (else the others would count it present until the note ran out, its grace period longer);
+        and tell the others, whose clients see it leave."""
         try:
-            await self.client.zrem(PRESENCE + match_id, f"{seat}:{self.origin}")
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.zrem(PRESENCE + match_id, f"{seat}:{self.origin}")
+                pipe.publish(CHANNEL + match_id, f"{self.origin}:presence:{seat}")
+                await pipe.execute()
         except Exception as exc:  # Redis down: the note runs out by itself
             log.warning("could not note a seat's departure (%s)", type(exc).__name__)
+
+    def _others(self, notes: list[Any]) -> set[int]:
+        """The seats of the other processes' notes (``seat:process``), each once."""
+        seats = set()
+        for note in notes:
+            name = note.decode() if isinstance(note, bytes) else str(note)
+            seat, _, origin = name.partition(":")
+            if origin != self.origin and seat.isdigit():
+                seats.add(int(seat))
+        return seats
+
+    async def elsewhere(self, match_id: str) -> set[int] | None:
+        """The seats of the match other processes noted connected lately; None without an answer
+        from Redis (the caller keeps what it knew: the sweep reads it again)."""
+        try:
+            notes = await self.client.zrangebyscore(PRESENCE + match_id, time.time(), "+inf")
+        except Exception as exc:
+            log.warning("could not read which seats are connected elsewhere (%s)", type(exc).__name__)
+            return None
+        return self._others(notes)
+
+    async def refresh(self, seats: dict[str, list[int]]) -> dict[str, set[int]] | None:
+        """The sweep's round: note the seats connected here of each match (as :meth:`here`) and read
+        which are connected elsewhere, a pipeline of SWEEP_BATCH matches per round trip.  None
+        without an answer from Redis."""
+        out: dict[str, set[int]] = {}
+        ids = list(seats)
+        try:
+            for start in range(0, len(ids), SWEEP_BATCH):
+                batch, now = ids[start : start + SWEEP_BATCH], time.time()
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for match_id in batch:
+                        if seats[match_id]:
+                            self._note(pipe, match_id, seats[match_id], now)
+                        pipe.zrangebyscore(PRESENCE + match_id, now, "+inf")
+                    answers = await pipe.execute()
+                position = 0
+                for match_id in batch:
+                    position += 3 if seats[match_id] else 0
+                    out[match_id] = self._others(answers[position])
+                    position += 1
+        except Exception as exc:  # Redis down: the next sweep tries again
+            log.warning("could not note and read connected seats (%s)", type(exc).__name__)
+            return None
+        return out
 
     async def anyone(self, match_id: str) -> bool:
         """Whether any process noted a seat of this match connected lately (without an answer
@@ -227,12 +299,7 @@ class Fanout:
         except Exception as exc:
             log.warning("could not read which seats are connected elsewhere (%s)", type(exc).__name__)
             return True
-        mine = f"{seat}:{self.origin}"
-        for note in notes:
-            name = note.decode() if isinstance(note, bytes) else str(note)
-            if name.startswith(f"{seat}:") and name != mine:
-                return True
-        return False
+        return seat in self._others(notes)
 
     async def stop(self) -> None:
         if self.task is not None:

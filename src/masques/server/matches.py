@@ -291,6 +291,9 @@ class LiveMatch:
     bots_elsewhere_since: float | None = None  # monotonic s: its bots left to another process since
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
+    elsewhere: set[int] = field(default_factory=set)
+    """Seats connected to other server processes, as their notes in Redis say (scale-out): present,
+    as a seat connected here is, though this process holds no connection of theirs."""
     bot_task: asyncio.Task[None] | None = None
     clock_task: asyncio.Task[None] | None = None
     presence_task: asyncio.Task[None] | None = None
@@ -424,7 +427,7 @@ class LiveMatch:
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: no hidden information, no tokens."""
-        connected = {c.seat for c in self.clients}
+        connected = {c.seat for c in self.clients} | self.elsewhere
         now = self.now()
         started = self.clock is not None and "remaining" in self.clock
         # a per-turn clock runs for a person only: none while a bot thinks for the seat to move
@@ -813,6 +816,7 @@ class Registry:
                 lambda match_id, line: self._heed(match_id, self._on_remote_chat(match_id, line)),
                 lambda match_id, moved: self._heed(match_id, self._on_remote_move(match_id, moved)),
                 on_resubscribed=self._on_resubscribed,
+                on_presence=self._on_remote_presence,
             )
             if redis_url
             else None
@@ -889,9 +893,10 @@ class Registry:
                 await self._read_doubtful()
                 with contextlib.suppress(Exception):  # Redis away a moment: the next round says it
                     await self.fanout.resend()
-                    for match in list(self.matches.values()):
-                        seats = {c.seat for c in match.clients if c.seat is not None}
-                        await self.fanout.here(match.id, sorted(seats))
+                try:
+                    await self.refresh_presence()
+                except Exception:
+                    log_failure("telling and reading who is connected failed; trying again later")
             try:
                 await self.check_deadlines()
             except Exception:
@@ -1095,7 +1100,7 @@ class Registry:
         if match is not None:
             match.last_used = time.monotonic()
             return match
-        changed_meanwhile = False
+        changed_meanwhile = loaded = False
         async with self._load_lock:
             match = self.matches.get(match_id)
             if match is None:
@@ -1105,6 +1110,9 @@ class Registry:
                 finally:
                     changed_meanwhile = self._loading.pop(match_id)
                 self.matches[match_id] = match
+                loaded = True
+        if loaded and self.fanout is not None:  # its seats connected to other processes are present
+            self._connected_elsewhere(match, await self.fanout.elsewhere(match_id))
         if changed_meanwhile:  # its note came while the log was read: nothing else would tell it
             await self._heed(match_id, self._read_again(match))
         await self._maybe_start(match)  # a crash between the last join and the start
@@ -1538,9 +1546,10 @@ class Registry:
         seats = [Seat(r.kind, r.name, r.token_hash, r.player_id, kinds.get(r.player_id or "")) for r in rows]
         if seats != match.seats:
             connected = {c.seat for c in match.clients}
+            present = connected | match.elsewhere
             for number, (new, old) in enumerate(zip(seats, match.seats, strict=True)):
                 new.away_since = old.away_since
-                if new.held and not old.held and connected and number not in connected:
+                if new.held and not old.held and connected and number not in present:
                     # taken through another process while someone plays or watches here: away from
                     # here until the watch of the absent seats finds it connected there (else its
                     # grace never ran here, and the match could not be claimed from here)
@@ -2125,7 +2134,7 @@ class Registry:
         present, give the absent seats to a bot so that the match goes on."""
         told: set[int] = set()
         while match.status == "running" and not match.correspondence:  # there only the clock decides
-            connected = {c.seat for c in match.clients}
+            connected = {c.seat for c in match.clients} | match.elsewhere
             away = {
                 i: s.away_since
                 for i, s in enumerate(match.seats)
@@ -2170,6 +2179,54 @@ class Registry:
             return False
         match.seats[seat].away_since = self.now()
         return True
+
+    async def _on_remote_presence(self, match_id: str) -> None:
+        """A seat arrived at or left another process: if this process serves the match, read again
+        which seats are connected elsewhere (one read of Redis, no query)."""
+        if self.fanout is None or match_id not in self.matches:
+            return
+        seats = await self.fanout.elsewhere(match_id)
+        match = self.matches.get(match_id)
+        if match is not None:
+            self._connected_elsewhere(match, seats)
+
+    async def refresh_presence(self) -> None:
+        """The sweep's round: renew the notes of the seats connected here, and read which are
+        connected elsewhere (a note missed, a process gone without taking its notes back)."""
+        if self.fanout is None:
+            return
+        live = list(self.matches.values())
+        here = {m.id: sorted({c.seat for c in m.clients if c.seat is not None}) for m in live}
+        seen = await self.fanout.refresh(here)
+        if seen is None:
+            return  # Redis away: what each match knew stands until the next round
+        for match in live:
+            if self.matches.get(match.id) is match:
+                self._connected_elsewhere(match, seen.get(match.id, set()))
+
+    def _connected_elsewhere(self, match: LiveMatch, seats: set[int] | None) -> None:
+        """These seats are connected to other processes now (None: unknown, nothing changes).  One
+        that arrived there is present, its grace over; one that left everywhere is away from now
+        on, watched here too; and this process's clients are told when what they see changes."""
+        if seats is None:
+            return
+        seats = {seat for seat in seats if 0 <= seat < len(match.seats)}
+        if seats == match.elsewhere:
+            return
+        here = {c.seat for c in match.clients if c.seat is not None}
+        before = here | match.elsewhere
+        arrived, left = seats - match.elsewhere, match.elsewhere - seats - here
+        match.elsewhere = seats
+        for seat in arrived:
+            match.seats[seat].away_since = None
+        now = self.now()
+        for seat in left:
+            if match.seats[seat].held:
+                match.seats[seat].away_since = now
+        if left:
+            self._watch_away(match)
+        if here | seats != before:
+            self._send_presence(match, everyone=True)
 
     async def expire_open(self) -> int:
         """Open matches older than the expiry leave the lobby; how many."""
@@ -2592,8 +2649,8 @@ class Registry:
         match.last_used = time.monotonic()
         if client.seat is not None:
             match.seats[client.seat].away_since = None
-            if self.fanout is not None:
-                await self.fanout.here(match.id, [client.seat])
+            if self.fanout is not None:  # the other processes' clients see it arrive
+                await self.fanout.arrived(match.id, client.seat)
         client.deliver(match.view(client.seat))
         self._presence_changed(match, client)
         await self._send_chat(match, client)
@@ -2613,7 +2670,11 @@ class Registry:
         match.clients.discard(client)
         match.last_used = time.monotonic()
         seat = client.seat
-        if seat is not None and not any(c.seat == seat for c in match.clients):
+        if (
+            seat is not None
+            and seat not in match.elsewhere
+            and not any(c.seat == seat for c in match.clients)
+        ):
             match.seats[seat].away_since = self.now()
             self._watch_away(match)
         self._presence_changed(match, None if client.seat is None else client)
