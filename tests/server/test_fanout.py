@@ -38,10 +38,10 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
         for process in (one, other):
             await process.start()
         try:
-            await one.here(match_id, [])  # nobody connected: nothing noted, no error
+            await one.refresh({match_id: []})  # nobody connected: nothing noted, no error
             assert not await other.present(match_id, 0)
             assert not await other.anyone(match_id) and not await one.anyone(match_id)
-            await one.here(match_id, [0, 2])
+            await one.refresh({match_id: [0, 2]})
             assert await other.anyone(match_id) and await one.anyone(match_id)  # any process's note
             assert await other.present(match_id, 0) and await other.present(match_id, 2)
             assert not await other.present(match_id, 1)  # another seat's note is not this one's
@@ -55,7 +55,7 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
             later = time.time() + PRESENCE_TTL + 1  # a note not renewed in time has run out
             with mock.patch.object(fanout.time, "time", return_value=later):
                 assert not await other.present(match_id, 2) and not await other.anyone(match_id)
-                await other.here(match_id, [1])  # and a renewal by anyone clears it out
+                await other.refresh({match_id: [1]})  # and a renewal by anyone clears it out
             assert await one.client.zrange(PRESENCE + match_id, 0, -1) == [f"1:{other.origin}".encode()]
         finally:
             for process in (one, other):

@@ -8,7 +8,7 @@ change costs no query).  The database stays the single source of truth (its uniq
 constraint lets only one process commit each version); a process that is not at the move's version
 reads the database as for any change.  Redis also carries "a chat line was said" notes (the line
 itself is read from the database), and "a seat arrived or left" notes: which seats each process has
-connected is kept in Redis (see :meth:`Fanout.here`), and the note makes the others read it again.
+connected is kept in Redis (see :meth:`Fanout.refresh`), and the note makes the others read it again.
 """
 
 from __future__ import annotations
@@ -193,22 +193,12 @@ class Fanout:
         """Tell the other processes that a chat line of this match was stored."""
         await self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
-    async def here(self, match_id: str, seats: list[int]) -> None:
+    def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
         """Note that these seats are connected to this process (the note lasts PRESENCE_TTL).
 
         A match's notes are one sorted set, ``seat:process`` scored by when each runs out, so that
         whether a seat is connected elsewhere is one read of one key (not a scan of every key).  The
         processes' clocks must agree within a few seconds (as their clocks' deadlines need anyway)."""
-        if not seats:
-            return
-        try:
-            async with self.client.pipeline(transaction=False) as pipe:
-                self._note(pipe, match_id, seats, time.time())
-                await pipe.execute()
-        except Exception as exc:  # Redis down: the next sweep notes them again
-            log.warning("could not note connected seats (%s)", type(exc).__name__)
-
-    def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
         key = PRESENCE + match_id
         pipe.zadd(key, {f"{seat}:{self.origin}": now + PRESENCE_TTL for seat in seats})
         pipe.zremrangebyscore(key, "-inf", now)  # notes of processes gone
@@ -258,7 +248,7 @@ class Fanout:
         return self._others(notes)
 
     async def refresh(self, seats: dict[str, list[int]]) -> dict[str, set[int]] | None:
-        """The sweep's round: note the seats connected here of each match (as :meth:`here`) and read
+        """The sweep's round: note the seats connected here of each match and read
         which are connected elsewhere, a pipeline of SWEEP_BATCH matches per round trip.  None
         without an answer from Redis."""
         out: dict[str, set[int]] = {}
