@@ -9,10 +9,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import httpx
 import masques_server_support as support
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from masques.server import matches
 
@@ -316,6 +318,33 @@ def test_one_rematch_offer_all_accept_one_new_match_seats_turned(server: Any, ap
     conn.close()
     opened = [m["id"] for m in api.get("/api/matches").json() if m.get("rematch_of") == match_id]
     assert opened == [new_id]  # exactly one new match
+
+
+def test_a_rematch_made_while_loading_it_fails_is_still_told(server: Any, api: httpx.Client) -> None:
+    """The new match is committed with the last answer: a failure to load it into memory (a
+    database away a moment) must not hide it from the players, nor refuse an answer that stands."""
+    match_id, tokens = two_players(api)
+    assert api.post(f"/api/matches/{match_id}/resign", headers=as_seat(tokens[0])).status_code == 200
+    watcher = support.Conn(server.ws_url, match_id, tokens[1], 1)
+    watcher.first_state()
+    rematch = f"/api/matches/{match_id}/rematch"
+    assert api.post(rematch, headers=as_seat(tokens[0])).status_code == 200
+    registry = server.app.state.registry
+    loaded = registry.get
+
+    async def failing(wanted: str, *args: Any, **kwargs: Any) -> Any:
+        if wanted != match_id:
+            raise OperationalError("SELECT", {}, Exception("database is locked"))
+        return await loaded(wanted, *args, **kwargs)
+
+    with mock.patch.object(registry, "get", failing):
+        last = api.post(rematch, headers=as_seat(tokens[1]))
+    assert last.status_code == 200, last.text
+    new_id = last.json()["rematch"]["match"]
+    assert new_id
+    told(watcher, lambda match: (match["rematch"] or {}).get("match") == new_id)
+    watcher.close()
+    assert support.summary(api, new_id)["status"] == "running"
 
 
 def test_a_declined_rematch_is_over(api: httpx.Client) -> None:

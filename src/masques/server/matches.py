@@ -2091,7 +2091,10 @@ class Registry:
                 raise ServerError(409, code, message) from None
             match.rematch = offer
         if offer.get("match"):
-            await self.get(str(offer["match"]))  # start its bots now
+            try:
+                await self.get(str(offer["match"]))  # start its bots now
+            except Exception:  # it is committed: the players are told, and it starts when opened
+                log_failure("loading rematch %s of match %s failed", offer["match"], match.id)
         await self._changed(match)
 
     # -- presence, abandonment and expiry --------------------------------------------------------
