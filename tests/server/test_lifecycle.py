@@ -229,6 +229,12 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         assert api.get(replay, headers=as_seat(tokens[1])).json() == api.get(replay).json()
         record = f"/api/matches/{match_id}/record"
         assert api.get(record, headers=as_seat(tokens[1])).json() == api.get(record).json()
+        late = support.Conn(quick.ws_url, match_id, tokens[1], 1)  # and live, as a spectator
+        seen = late.first_state()
+        assert seen["seat"] is None and seen["observation"]["your_colour"] is None
+        late.send({"type": "sync"})  # a connection it may keep: not told its seat changed
+        assert late.recv_type("state")["seat"] is None
+        late.close()
         analysis = f"/api/matches/{match_id}/analysis"
         error(api.post(analysis, headers=as_seat(tokens[1])), 409, "seat_is_bot")
         assert api.get(analysis, headers=as_seat(tokens[1])).status_code == 400  # a spectator names a seat

@@ -815,8 +815,8 @@ def create_app(
             signed = await session_of(websocket)
             player = None if signed is None else signed.player
             seat = await registry.seat_of(match, token, player)
-            if seat is not None and match.played_by_bot(seat):
-                seat = None  # its person watches while a bot plays it
+            if seat is not None and match.bot_took_over(seat):
+                seat = None  # its person watches as a spectator does, as its reads are (viewer_seat)
             if seat is not None:
                 await registry.check_seat_account(match, seat, token)
             client = Client(

@@ -189,9 +189,9 @@ class Client:
         must not read the spectators' chat: it connects again, to the seat)."""
         if self.seat is None:
             mine = match.seat_of_player(self.player)
-            return mine is None or match.played_by_bot(mine)
-        if match.played_by_bot(self.seat):
-            return False  # its person watches from now on (a bot has the seat's eyes)
+            return mine is None or match.bot_took_over(mine)
+        if match.bot_took_over(self.seat):
+            return False  # its person watches from now on, after the end too (a bot had its eyes)
         seat = match.seats[self.seat]
         if self.seat_token is not None:
             return seat.token_hash is not None and secrets.compare_digest(seat.token_hash, self.seat_token)
