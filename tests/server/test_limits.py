@@ -261,6 +261,24 @@ def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
         assert listed[practice.json()["id"]] is True and listed[dealt["id"]] is False
 
 
+def test_a_chosen_deal_is_played_by_its_creator_alone(serve: Any) -> None:
+    """Its creator knows the cards, and a seed is chosen only where no other person plays: a
+    match with a chosen seed is listed and may be watched, but another client may not take its
+    seat (the seat is not taken, nothing changed); its creator may."""
+    server = serve(max_bot_matches=10)
+    with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api:
+        practice = api.post("/api/matches", json=_body("maske", ["human", "random", "random"], seed=1234))
+        assert practice.status_code == 201, practice.text
+        match_id = practice.json()["id"]
+        other = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT, transport=other) as stranger:
+            refused = stranger.post(f"/api/matches/{match_id}/join", json={"name": "victim"})
+            assert refused.status_code == 403 and refused.json()["code"] == "chosen_deal", refused.text
+            assert stranger.get(f"/api/matches/{match_id}").json()["seats"][0]["taken"] is False
+            assert stranger.get(f"/api/matches/{match_id}/record").status_code == 200  # watched
+        assert support.join(api, match_id, "solo", 0)["seat"] == 0
+
+
 def test_servers_sharing_a_redis_count_a_client_once() -> None:
     """With several processes behind one Redis, a client's requests to any of them add up."""
     import os

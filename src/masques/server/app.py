@@ -546,10 +546,17 @@ def create_app(
         without one the token is the only key to it (keep it secret).  Send an ``Idempotency-Key``
         (16 to 200 characters, random, kept like a password) to retry safely: a retry of a join
         that went through gets the same seat and token.  A private match needs its ``invite``."""
-        await client_of(request, "join")
+        key = await client_of(request, "join")
         signed = await people.acting(request)
         registry = registry_of(request)
         match = await registry.get(match_id)
+        if match.seeded and match.owner not in (None, key) and not registry.limits.any_seed:
+            raise ServerError(
+                403,
+                "chosen_deal",
+                "this match's creator chose its deal and knows the cards: only they may play it "
+                "(practice); watch it, or start a match of your own",
+            )
         player = None if signed is None else signed.player
         given = body.name.strip() if body.name else ""
         if player is None and not given:
