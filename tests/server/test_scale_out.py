@@ -1033,6 +1033,27 @@ def test_a_match_loaded_while_a_seat_is_connected_to_another_process_shows_it_co
     run_async(scenario())
 
 
+def test_the_lobby_of_a_process_that_does_not_serve_a_match_shows_who_is_connected_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """Behind a proxy, the lobby's requests go to either process: B lists a match only A serves
+    with A's connected seat connected, as A lists it (not every seat away)."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match, tokens = await _played_through_a(a)
+            await a.connect(match, Client(0, _nothing, seat_token=hash_token(tokens[0])))
+            assert match.id not in b.matches
+            for registry in (a, b):
+                listed = {m["id"]: m for m in await registry.listing(("open", "running"))}
+                seats = listed[match.id]["seats"]
+                assert [s["connected"] for s in seats] == [True, False], registry is a
+            assert match.id not in b.matches  # read from Redis, not by taking the match up
+
+    run_async(scenario())
+
+
 def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

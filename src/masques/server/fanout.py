@@ -272,6 +272,26 @@ class Fanout:
             return None
         return out
 
+    async def connected(self, match_ids: list[str]) -> dict[str, set[int]] | None:
+        """The seats other processes noted connected, for each of these matches (a lobby's rows of
+        matches this process does not serve), a pipeline of SWEEP_BATCH per round trip; None
+        without an answer from Redis."""
+        out: dict[str, set[int]] = {}
+        try:
+            for start in range(0, len(match_ids), SWEEP_BATCH):
+                batch, now = match_ids[start : start + SWEEP_BATCH], time.time()
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for match_id in batch:
+                        pipe.zrangebyscore(PRESENCE + match_id, now, "+inf")
+                    answers = await pipe.execute()
+                out.update(
+                    (match_id, self._others(notes)) for match_id, notes in zip(batch, answers, strict=True)
+                )
+        except Exception as exc:
+            log.warning("could not read which seats are connected elsewhere (%s)", type(exc).__name__)
+            return None
+        return out
+
     async def anyone(self, match_id: str) -> bool:
         """Whether any process noted a seat of this match connected lately (without an answer
         from Redis, yes, as for ``present``)."""

@@ -1196,13 +1196,26 @@ class Registry:
     async def _summaries(self, rows: list[tuple[MatchRow, list[SeatRow], int]]) -> list[dict[str, Any]]:
         ids = [seat.player_id for _, seats, _ in rows for seat in seats if seat.player_id]
         kinds = await asyncio.to_thread(self.storage.player_kinds, ids) if ids else {}
+        elsewhere: dict[str, set[int]] = {}
+        if self.fanout is not None:  # the matches other processes serve: who is connected there
+            served_elsewhere = [
+                row.id
+                for row, _, _ in rows
+                if row.id not in self.matches and row.status in ("open", "running")
+            ]
+            if served_elsewhere:
+                elsewhere = await self.fanout.connected(served_elsewhere) or {}
         out = []
         for row, seats, version in rows:
             live = self.matches.get(row.id)
             if live is not None:
                 out.append(live.summary())
-            else:
-                out.append(row_summary(row, seats, version, kinds, self.limits.grace_seconds))
+                continue
+            summary = row_summary(row, seats, version, kinds, self.limits.grace_seconds)
+            for info in summary["seats"]:
+                if info["seat"] in elsewhere.get(row.id, ()):
+                    info["connected"] = True
+            out.append(summary)
         return out
 
     async def player_matches(self, player: Player) -> list[dict[str, Any]]:
