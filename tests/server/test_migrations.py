@@ -185,6 +185,8 @@ def test_0007_gives_each_username_its_look_and_the_older_of_two_look_alikes_keep
     assert storage.player("p-guest").username_look is None  # type: ignore[union-attr]
     assert storage.player_by_username("paui").id == "p-pauI"  # type: ignore[union-attr]
     assert storage.player_by_look("paul").id == "p-paul"  # type: ignore[union-attr]
+    assert storage.account_looks_like("paul") and storage.account_looks_like("ann")
+    assert not storage.account_looks_like("nobody")
     with pytest.raises(IntegrityError):
         storage.create_player("p-new", "account", "PauI", username_key="paui-new", username_look="paul")
     storage.engine.dispose()

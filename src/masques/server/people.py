@@ -132,7 +132,7 @@ async def refuse_account_look(request: Request, name: str) -> None:
     when it looks like an account's username: at the table and in the chat, the seats are told
     apart by their names alone, so nobody may pass for an account."""
     storage: Storage = request.app.state.storage
-    if await asyncio.to_thread(storage.player_by_look, accounts.username_look(name)) is not None:
+    if await asyncio.to_thread(storage.account_looks_like, accounts.username_look(name)):
         raise ServerError(
             409, "name_taken", f"{name!r} is an account's name (or looks like one): choose another"
         )

@@ -358,6 +358,10 @@ def _end_unrated(with_turn: bool, with_end: bool) -> Any:
     )
 
 
+LOOK_TAKEN = select(PlayerRow.id).where(PlayerRow.username_look == bindparam("look")).limit(1)
+"""An account whose username looks like the given skeleton (see ``Storage.account_looks_like``)."""
+
+
 def _in_autocommit(engine: Engine, run: Callable[[Connection], _T]) -> _T:
     """Run one statement on an autocommit connection.  A connection found dropped (the database
     restarted) is replaced and the statement sent again once: it had not run."""
@@ -1255,6 +1259,12 @@ class Storage:
             return None
         with self.session() as s:
             return s.scalars(select(PlayerRow).where(PlayerRow.username_key == key)).one_or_none()
+
+    def account_looks_like(self, look: str) -> bool:
+        """Whether an account's username looks like ``look``: asked at every join without a
+        session, so one indexed lookup of one column, not an ORM object."""
+        with self.engine.connect() as connection:
+            return connection.execute(LOOK_TAKEN, {"look": look}).first() is not None
 
     def player_by_look(self, look: str) -> PlayerRow | None:
         """The account whose username looks like ``look`` (a skeleton), if any."""
