@@ -1101,3 +1101,41 @@ def test_a_login_guard_keeps_nothing_for_right_log_ins_and_lets_old_failures_go(
         assert set(guard._failures) == set(later)
 
     support.run_async(scenario())
+
+
+def test_zxcvbn_judges_a_bounded_prefix_of_the_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its work grows exponentially with the characters it reads as substitutions: a sign-up
+    with seventy of them took it seconds.  It sees the first JUDGED_CHARACTERS only."""
+    from masques.server import accounts
+
+    judged: list[str] = []
+
+    def fake(password: str, user_inputs: list[str]) -> dict[str, Any]:
+        judged.append(password)
+        return {"score": 4, "feedback": {"warning": ""}}
+
+    monkeypatch.setattr(accounts, "zxcvbn", fake)
+    long = "!$%(+0123456789<@[{|" * 4
+    accounts.check_password(long, "someone")
+    assert judged == [long[: accounts.JUDGED_CHARACTERS]]
+
+
+def test_a_password_is_judged_off_the_event_loop(server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judging a password is CPU work: on the event loop it held every match's moves meanwhile."""
+    import threading
+
+    from masques.server import accounts
+
+    threads: list[str] = []
+    judge = accounts.check_password
+
+    def watched(password: str, username: str | None) -> None:
+        threads.append(threading.current_thread().name)
+        judge(password, username)
+
+    monkeypatch.setattr(accounts, "check_password", watched)
+    with browser(server) as web:
+        signup(web, unique("judged"))
+        change = {"old_password": PASSWORD, "new_password": "another-Pass-77"}
+        signed(web, web.post("/api/password", json=change))
+    assert len(threads) == 2 and server.thread.name not in threads, threads

@@ -294,7 +294,7 @@ def router(guard: LoginGuard) -> APIRouter:
         await limit(request, "signup")
         signed = await acting_afresh(request)
         username = accounts.check_username(body.username)
-        accounts.check_password(body.password, username)
+        await asyncio.to_thread(accounts.check_password, body.password, username)  # off the event loop
         storage = storage_of(request)
         key, look = accounts.username_key(username), accounts.username_look(username)
         if await asyncio.to_thread(storage.player_by_username, key) is not None:
@@ -428,7 +428,7 @@ def router(guard: LoginGuard) -> APIRouter:
         if row is None or not await accounts.verify_password(row.password_hash, body.old_password):
             raise ServerError(401, "bad_credentials", "the current password is wrong")
         await guard.succeeded(*keys)
-        accounts.check_password(body.new_password, signed.player.name)
+        await asyncio.to_thread(accounts.check_password, body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)
         await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
         await asyncio.to_thread(storage.end_auth_sessions, row.id)
