@@ -595,6 +595,64 @@ def test_a_log_in_checked_while_the_password_changed_opens_no_session(
         assert late.get("/api/me").json()["player"] is None
 
 
+def test_of_two_password_changes_at_once_one_wins_and_the_other_is_refused(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions change the password at once: the one that lands first stands (its sessions'
+    ending with it), the other is refused with 409, not acknowledged and lost."""
+    from masques.server import accounts
+
+    name = unique("Twice")
+    with browser(server) as first, browser(server) as second:
+        me = signup(first, name)
+        login(second, name)
+        checking = accounts.verify_password
+        storage = server.app.state.storage
+
+        async def changed_meanwhile(stored: str | None, password: str) -> bool:
+            right = await checking(stored, password)
+            digest = await accounts.hash_password("First-new-pass-77")
+            assert await asyncio.to_thread(storage.set_password, me["player"]["id"], digest, was=stored) == []
+            return right
+
+        monkeypatch.setattr(accounts, "verify_password", changed_meanwhile)
+        change = {"old_password": PASSWORD, "new_password": "Second-new-pass-77"}
+        refused = second.post("/api/password", json=change)
+        monkeypatch.setattr(accounts, "verify_password", checking)
+        error(refused, 409, "password_changed")
+        assert second.get("/api/me").json()["player"] is None  # its session ended with the change
+        assert first.get("/api/me").json()["player"] is None
+    with browser(server) as again:
+        login(again, name, "First-new-pass-77")
+        error(
+            again.post("/api/login", json={"username": name, "password": "Second-new-pass-77"}),
+            401,
+            "bad_credentials",
+        )
+
+
+def test_a_new_password_and_what_it_ends_are_one_write(tmp_path: Any) -> None:
+    """The sessions, seat tokens and known browsers end in the transaction that sets the password:
+    a crash between them cannot leave the new password with an old session alive."""
+    from masques.server.storage import Storage
+
+    storage = Storage(f"sqlite:///{tmp_path / 'accounts.db'}")
+    storage.migrate()
+    storage.create_player(
+        "p-1", "account", "Ann", username_key="ann", username_look="ann", password_hash="old"
+    )
+    storage.create_auth_session("s-1", "p-1", "csrf")
+    assert storage.set_password("p-1", "newer", was="stale") is None  # changed meanwhile: nothing done
+    assert storage.player("p-1").password_hash == "old"  # type: ignore[union-attr]
+    assert storage.auth_session("s-1", 3600, 60) is not None
+    assert storage.set_password("p-1", "new", was="old") == []
+    assert storage.player("p-1").password_hash == "new"  # type: ignore[union-attr]
+    assert storage.auth_session("s-1", 3600, 60) is None
+    with pytest.raises(LookupError):
+        storage.set_password("p-nobody", "new")
+    storage.engine.dispose()
+
+
 def test_secrets_are_never_logged_nor_sent_back(server: Any, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     name = unique("Ivy")

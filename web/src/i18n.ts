@@ -135,6 +135,7 @@ export const SHELL: Messages = {
     err_bad_options: "These options cannot be played together: change them and try again.",
     err_bad_seats: "The seats do not fit these options: check the number of players.",
     err_seed_not_allowed: "A chosen deal is allowed only when at most one seat is a person.",
+    err_password_changed: "The password was changed meanwhile, elsewhere: log in with the new one.",
     err_chosen_deal: "Its creator chose this match's deal and knows the cards: only they may play it. Watch it, or start a match of your own.",
     err_too_many_bot_matches:
       "Too many matches against bots are open from your network: yours and those of anyone on the same connection count together. Finish or leave one (the lobby's “My matches” lists yours), then try again.",
@@ -398,6 +399,7 @@ export const SHELL: Messages = {
     err_bad_options: "Ces options ne peuvent pas être jouées ensemble : changez-les et réessayez.",
     err_bad_seats: "Les places ne correspondent pas à ces options : vérifiez le nombre de joueurs.",
     err_seed_not_allowed: "Une donne choisie n'est permise que si une place au plus est tenue par une personne.",
+    err_password_changed: "Le mot de passe a été changé entre-temps, ailleurs : connectez-vous avec le nouveau.",
     err_chosen_deal: "Son créateur a choisi la donne de cette partie et connaît les cartes : lui seul peut la jouer. Regardez-la, ou lancez votre propre partie.",
     err_too_many_bot_matches:
       "Trop de parties contre des robots sont ouvertes depuis votre réseau : les vôtres et celles de toute personne sur la même connexion comptent ensemble. Terminez ou quittez-en une (« Mes parties », dans le salon, liste les vôtres), puis réessayez.",

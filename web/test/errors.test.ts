@@ -23,7 +23,7 @@ const PLAYER_CODES = [
   // accounts and sessions
   "account_disabled", "account_required", "already_account", "bad_credentials", "bad_session", "bad_token",
   "bad_username", "csrf", "no_session", "not_an_account", "not_signed_in", "signed_out", "too_many_attempts",
-  "name_taken", "username_taken", "weak_password",
+  "name_taken", "username_taken", "weak_password", "password_changed",
   // limits and the server's state
   "flooded", "rate_limited", "server_error", "stopping", "too_large", "unavailable", "too_many_bot_matches", "too_many_spectators",
   // pages

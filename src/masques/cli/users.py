@@ -191,10 +191,7 @@ def reset_password(
     storage = _storage(database, existing=True)
     row = _account(storage, username)
     password = _password(password_stdin, row.name)
-    storage.update_player(row.id, password_hash=accounts.password_hash(password))
-    storage.end_auth_sessions(row.id)
-    storage.forget_seat_tokens(row.id)
-    storage.forget_devices(row.id)
+    storage.set_password(row.id, accounts.password_hash(password))  # all of it, or nothing
     console.print(f"new password set for {row.name}; its sessions and seat tokens have ended")
 
 

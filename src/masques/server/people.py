@@ -430,12 +430,15 @@ def router(guard: LoginGuard) -> APIRouter:
         await guard.succeeded(*keys)
         await asyncio.to_thread(accounts.check_password, body.new_password, signed.player.name)
         digest = await accounts.hash_password(body.new_password)
-        await asyncio.to_thread(storage.update_player, row.id, password_hash=digest)
-        await asyncio.to_thread(storage.end_auth_sessions, row.id)
-        # Seat tokens handed out before end too: whoever copied one plays no more; the session (this
-        # browser's new one, or a new log-in) still finds the seats.
-        matches = await asyncio.to_thread(storage.forget_seat_tokens, row.id)
-        await asyncio.to_thread(storage.forget_devices, row.id)  # known again at their next log-in
+        # One transaction: the sessions, the seat tokens handed out (whoever copied one plays no
+        # more; this browser's new session, or a new log-in, still finds the seats) and the known
+        # browsers end with the old password; and only if nobody changed it meanwhile (one of two
+        # changes at once wins: the other's session has ended with it).
+        matches = await asyncio.to_thread(storage.set_password, row.id, digest, was=row.password_hash)
+        if matches is None:
+            raise ServerError(
+                409, "password_changed", "the password was changed meanwhile: log in with the new one"
+            )
         await registry_of(request).reload_seats(matches)
         # This browser's connections end too, and its pages connect again with the new cookie.
         await registry_of(request).signed_out(row.id, seat_tokens=True)

@@ -1447,12 +1447,27 @@ class Storage:
                 if rank >= most or (now - aware(row.last_used)).total_seconds() > keep_seconds:
                     s.delete(row)
 
-    def forget_devices(self, player_id: str) -> None:
-        """Forget every browser known to the player (their password changed: a device cookie taken
-        along with the old password must not lift the lockout any more)."""
+    def set_password(self, player_id: str, new: str, *, was: str | None = None) -> list[str] | None:
+        """A new password, and what the old one opened closed, in one transaction: every session
+        ends, the seat tokens handed out end, the known browsers are forgotten.  With ``was``, only
+        if the stored hash is still that one (None: a change came meanwhile, and nothing is done).
+        The matches whose seat tokens ended (LookupError: no such player)."""
         with self.session() as s:
-            for row in s.scalars(select(LoginDeviceRow).where(LoginDeviceRow.player_id == player_id)):
-                s.delete(row)
+            guard = PlayerRow.id == player_id
+            if was is not None:
+                guard = guard & (PlayerRow.password_hash == was)
+            changed = s.execute(update(PlayerRow).where(guard).values(password_hash=new))
+            if not changed.rowcount:  # type: ignore[attr-defined]
+                if s.get(PlayerRow, player_id) is None:
+                    raise LookupError(player_id)
+                return None
+            s.execute(delete(AuthSessionRow).where(AuthSessionRow.player_id == player_id))
+            s.execute(delete(LoginDeviceRow).where(LoginDeviceRow.player_id == player_id))
+            held = SeatRow.player_id == player_id, SeatRow.token_hash.is_not(None)
+            matches = sorted(set(s.scalars(select(SeatRow.match_id).where(*held))))
+            if matches:  # whoever copied one plays no more; the session still finds the seats
+                s.execute(update(SeatRow).where(*held).values(token_hash=None, join_key=None))
+            return matches
 
     def rehash_password(self, player_id: str, old: str, new: str) -> bool:
         """Store a new hash of the same password, only if the stored one is still ``old`` (a new
@@ -1488,22 +1503,6 @@ class Storage:
         with self.session() as s:
             rows = s.execute(query).all()
         return [match_id for match_id, clock in rows if bots or (clock or {}).get("kind") != CORRESPONDENCE]
-
-    def forget_seat_tokens(self, player_id: str) -> list[str]:
-        """Clear the seat tokens of every seat the player holds (their password changed: a token
-        handed out before stops; the player's session still finds the seat); the matches concerned."""
-        with self.session() as s:
-            held = select(SeatRow.match_id).where(
-                SeatRow.player_id == player_id, SeatRow.token_hash.is_not(None)
-            )
-            matches = sorted(set(s.scalars(held)))
-            if matches:
-                s.execute(
-                    update(SeatRow)
-                    .where(SeatRow.player_id == player_id, SeatRow.token_hash.is_not(None))
-                    .values(token_hash=None, join_key=None)  # a retried join cannot bring one back
-                )
-            return matches
 
     def end_auth_sessions(self, player_id: str, *, keep: str | None = None, only: str | None = None) -> None:
         """End a player's sessions (all but ``keep``, or only ``only``)."""
