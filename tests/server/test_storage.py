@@ -862,6 +862,35 @@ def test_a_log_in_ends_the_guests_session_in_the_transaction_that_moves_its_seat
 
 
 @pytest.mark.parametrize("backend", support.BACKENDS)
+def test_a_log_in_moves_no_seat_of_a_guest_that_signed_up_meanwhile(tmp_path: Path, backend: str) -> None:
+    """A sign-up and a log-in sent at once from one guest's browser: the sign-up made the guest an
+    account (its seats are that account's now); the log-in checked after it moves none of them to
+    the other account, nor does one whose guest session has ended meanwhile."""
+    from masques.server.storage import NewMatch, NewSeat
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        storage.create_player("p-guest", "guest", "Gus")
+        storage.create_player("p-other", "account", "other")
+        storage.create_auth_session("s-guest", "p-guest", "csrf")
+        seats = [NewSeat("human", "Gus", "h-gus", "p-guest"), NewSeat("human")]
+        storage.create_match(NewMatch("00000000000000d2", "masker", "1", {}, 5, seats))
+        storage.make_account("p-guest", "Gus", "gus", "gus", "hash")  # the sign-up lands first
+        assert storage.move_seats("p-guest", "p-other", "other", end_session="s-guest") == []
+        assert [s.player_id for s in storage.seats("00000000000000d2")] == ["p-guest", None]
+
+        storage.create_player("p-guest2", "guest", "Gil")
+        storage.create_match(
+            NewMatch("00000000000000d3", "masker", "1", {}, 5, [NewSeat("human", "Gil", "h", "p-guest2")])
+        )
+        assert storage.move_seats("p-guest2", "p-other", "other", end_session="s-gone") == []
+        assert [s.player_id for s in storage.seats("00000000000000d3")] == ["p-guest2"]
+    finally:
+        storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_database_error_names_its_statement_but_not_its_values(tmp_path: Path, backend: str) -> None:
     """Errors are logged with their message: a failed write's values (a password's hash, a session's
     CSRF token, a seat token's hash) must not be in it, on either engine of the storage."""

@@ -1329,18 +1329,24 @@ class Storage:
 
         ``end_session``: the guest's session (its hash), ended in the same transaction: a seat the
         guest claims meanwhile is either written first and moved, or refused (a guest's claim needs
-        its session, see :meth:`claim_seat`); a move that fails leaves the session too."""
+        its session, see :meth:`claim_seat`); a move that fails leaves the session too.  A
+        player who is no guest any more (it signed up as this log-in was checked), or whose
+        session has ended meanwhile, keeps its seats: nothing is moved."""
         for attempt in range(3):
             try:
                 with self.session() as s:
                     _lock_players(s, [from_player])  # a rematch or a guest's claim commits first
-                    if end_session is not None:
-                        s.execute(
+                    kind = s.scalar(select(PlayerRow.kind).where(PlayerRow.id == from_player))
+                    ended = 1
+                    if end_session is not None:  # this browser's session ends with the log-in
+                        ended = s.execute(
                             delete(AuthSessionRow).where(
                                 AuthSessionRow.token_hash == end_session,
                                 AuthSessionRow.player_id == from_player,
                             )
-                        )
+                        ).rowcount  # type: ignore[attr-defined]
+                    if kind != "guest" or not ended:
+                        return []  # it signed up meanwhile, or its session had ended: no seat moves
                     held = select(SeatRow.match_id).where(SeatRow.player_id == to_player)
                     moved = list(
                         s.scalars(
