@@ -98,7 +98,12 @@ def test_nobody_but_the_account_takes_a_name_that_looks_like_its_username(server
     with browser(server) as owner, browser(server) as other, browser(server) as guest:
         signup(owner, username)
         match_id = support.create_match(other, "masker", {"players": 4}, ["human"] * 4)["id"]
-        for name in (username, twin, f" {username.upper()} "):
+        hidden = ("\u200d", "\u200c", "\ufe0f", "\u034f", "\u3164", "\uffa0", "\u17b4")
+        disguised = (
+            *(username + mark for mark in hidden),  # a character drawn as nothing, or as a blank
+            "".join(chr(ord(c) + 0xFEE0) for c in username),  # full-width letters
+        )
+        for name in (username, twin, f" {username.upper()} ", *disguised):
             error(other.post(f"/api/matches/{match_id}/join", json={"name": name}), 409, "name_taken")
             error(guest.post("/api/guest", json={"name": name}), 409, "name_taken")
         signed(guest, guest.post("/api/guest", json={"name": "Paula"}))
@@ -906,6 +911,8 @@ def test_logging_out_a_session_that_has_ended_still_logs_out(server: Any) -> Non
         *("Expert bot", "robot fort", "HARD  BOT", "Admin", "Expert bot 2", "ｅｘｐｅｒｔ bot"),
         # letters that look alike: a Greek capital E, a zero, Cyrillic letters, Greek A and I, "rn"
         *("\u0395xpert bot", "Expert b0t", "\u0415\u0445\u0440\u0435rt bot", "\u0391DM\u0399N", "adrnin"),
+        # a blank drawn between the words, a joiner drawn as nothing, mathematical letters
+        *("Expert\u3164bot", "Exp\u200dert bot", "\U0001d404xpert bot"),
     ],
 )
 def test_a_name_that_reads_as_a_bots_or_the_sites_is_refused(
@@ -950,7 +957,11 @@ def test_the_cookie_lives_thirty_days_from_the_last_visit(server: Any) -> None:
 
 @pytest.mark.parametrize(
     ("name", "fragment"),
-    [("priv\ue000", "private-use"), ("un\U000e0080", "unassigned"), ("z" + "\u0301" * 5, "at most 4")],
+    [
+        *(("priv\ue000", "private-use"), ("un\U000e0080", "unassigned"), ("z" + "\u0301" * 5, "at most 4")),
+        # nothing that shows: a joiner, Hangul fillers, the Braille blank, a mark alone
+        *((name, "a character that shows") for name in ("\u200d", "\u3164\u3164", "\u2800", "\u0301")),
+    ],
 )
 def test_a_display_name_holds_no_character_that_hides_or_spills(
     server: Any, api: httpx.Client, name: str, fragment: str

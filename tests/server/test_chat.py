@@ -158,6 +158,10 @@ def test_history_on_connect_and_sync(server: Any, table: Any) -> None:
         ("abc\u202edef", "chat_bad_text"),  # a right-to-left override
         ("zero\u200bwidth", "chat_bad_text"),
         ("new\nline", "chat_bad_text"),
+        ("\u200d", "chat_empty"),  # characters drawn as nothing, or as blank space alone
+        ("\u3164 \u3164", "chat_empty"),
+        ("\u2800", "chat_empty"),
+        ("e" + "\u0301" * 60, "chat_bad_text"),  # marks that spill over the lines around
         (42, "bad_message"),
         (None, "bad_message"),
     ],

@@ -23,7 +23,7 @@ import unicodedata
 from typing import Any
 
 from .errors import ServerError
-from .security import hidden_characters
+from .security import MARKS, MAX_MARKS, hidden_characters, visible
 from .storage import ChatRow, aware
 
 PLAYERS = "players"
@@ -40,8 +40,12 @@ def clean(text: Any) -> str:
     if not isinstance(text, str):
         raise ServerError(400, "bad_message", "'text' must be a string")
     line = unicodedata.normalize("NFC", text).strip()
-    if not line:
-        raise ServerError(400, "chat_empty", "a chat line needs some text")
+    if not visible(line):  # blanks and characters drawn as nothing show nothing either
+        raise ServerError(400, "chat_empty", "a chat line needs some text that shows")
+    if MARKS.search(line):
+        raise ServerError(
+            400, "chat_bad_text", f"a letter of a chat line carries at most {MAX_MARKS} accents or marks"
+        )
     if len(line) > MAX_CHARACTERS:
         raise ServerError(400, "chat_too_long", f"a chat line has at most {MAX_CHARACTERS} characters")
     for _position, char, _category in hidden_characters(line, NOT_TEXT):

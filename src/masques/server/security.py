@@ -175,16 +175,51 @@ def reserved_name(name: str) -> bool:
     """Whether ``name`` would read as a bot or as the site itself (a number after it too: the
     client numbers a level's second bot, "Expert bot 2"), letters that look alike read as one: a
     Greek or Cyrillic "Е", a "0" for an "o", an accented letter for the plain one."""
-    letters = "".join(c for c in unicodedata.normalize("NFKC", name) if c.isalnum())
+    drawn = unicodedata.normalize("NFKC", name)
+    letters = "".join(c for c in drawn if c.isalnum() and c not in BLANKS and not ignorable(c))
     return skeleton(letters.rstrip("0123456789")) in _RESERVED_SKELETONS
 
 
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols drawn as blank space alone: the Hangul fillers, the Braille blank."""
+
+_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+"""Unicode's default-ignorable code points (DerivedCoreProperties): drawn as nothing at all."""
+
+
+def ignorable(char: str) -> bool:
+    """Whether ``char`` is default-ignorable: a joiner, a variation selector, a filler, a tag."""
+    point = ord(char)
+    return any(low <= point <= high for low, high in _IGNORABLE)
+
+
+def visible(text: str) -> bool:
+    """Whether some character of ``text`` is drawn: not a space, a blank, an ignorable character
+    nor a mark with no letter."""
+    return any(
+        not (c.isspace() or c in BLANKS or ignorable(c) or unicodedata.category(c).startswith("M"))
+        for c in unicodedata.normalize("NFKC", text)
+    )
+
+
 def skeleton(text: str) -> str:
-    """What ``text`` looks like: each letter or digit that passes for a Latin one (by Unicode's
-    confusables) written as that letter, marks dropped, in lower case, and the Latin letters that
-    pass for each other ("I" and "l", "rn" and "m", "vv" and "w") written alike.  Two names with
-    one skeleton read as one name."""
-    plain = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    """What ``text`` looks like: in its compatibility form (full-width and mathematical letters as
+    the plain ones), characters drawn as nothing dropped and blanks as one space, each letter or
+    digit that passes for a Latin one (by Unicode's confusables) written as that letter, marks
+    dropped, in lower case, and the Latin letters that pass for each other ("I" and "l", "rn" and
+    "m", "vv" and "w") written alike.  Two names with one skeleton read as one name."""
+    drawn = "".join(
+        " " if c in BLANKS else c
+        for c in unicodedata.normalize("NFKC", text)
+        if c in BLANKS or not ignorable(c)
+    )
+    drawn = " ".join(drawn.split())
+    plain = "".join(c for c in unicodedata.normalize("NFD", drawn) if not unicodedata.combining(c))
     latin = "".join(_latin_look_alike(c) for c in plain).casefold()
     return latin.replace("i", "l").replace("rn", "m").replace("vv", "w")
 
@@ -211,6 +246,8 @@ def check_display_name(name: str) -> str:
         raise PydanticCustomError(
             "display_name", "{name} reads as a bot's or the site's name: choose another", {"name": repr(name)}
         )
+    if not visible(name):
+        raise PydanticCustomError("display_name", "a display name needs a character that shows", {})
     if MARKS.search(name):
         raise PydanticCustomError(
             "display_name",
