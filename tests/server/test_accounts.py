@@ -704,6 +704,28 @@ def test_a_disabled_account_cannot_log_in_and_its_sessions_end(server: Any) -> N
         )
 
 
+def test_a_disabled_account_is_in_no_rematch(server: Any, api: httpx.Client) -> None:
+    """An account disabled after the end takes no seat in a rematch, even one it accepted before:
+    the last acceptance is refused with 409, and no new match is made."""
+    with browser(server) as jo, browser(server) as al:
+        me = signup(jo, unique("Jo"))
+        signup(al, unique("Al"))
+        match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        for client in (jo, al):
+            assert client.post(f"/api/matches/{match_id}/join", json={}).status_code == 200
+        assert jo.post(f"/api/matches/{match_id}/resign").status_code == 200
+        assert jo.post(f"/api/matches/{match_id}/rematch").status_code == 200
+        engine = create_engine(server.database_url)
+        with engine.begin() as connection:
+            connection.execute(
+                text("update players set disabled = :d where id = :i"), {"d": True, "i": me["player"]["id"]}
+            )
+        engine.dispose()
+        error(al.post(f"/api/matches/{match_id}/rematch"), 409, "rematch_unavailable")
+        assert support.summary(api, match_id)["rematch"]["match"] is None
+        assert al.post(f"/api/matches/{match_id}/rematch", json={"accept": False}).status_code == 200
+
+
 def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: Any) -> None:
     with browser(server) as client:
         plain = client.post("/api/guest", json={}).headers["set-cookie"].lower()

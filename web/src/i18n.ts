@@ -135,6 +135,7 @@ export const SHELL: Messages = {
     err_bad_options: "These options cannot be played together: change them and try again.",
     err_bad_seats: "The seats do not fit these options: check the number of players.",
     err_seed_not_allowed: "A chosen deal is allowed only when at most one seat is a person.",
+    err_rematch_unavailable: "A player of this match can no longer play: there is no rematch.",
     err_password_changed: "The password was changed meanwhile, elsewhere: log in with the new one.",
     err_chosen_deal: "Its creator chose this match's deal and knows the cards: only they may play it. Watch it, or start a match of your own.",
     err_too_many_bot_matches:
@@ -399,6 +400,7 @@ export const SHELL: Messages = {
     err_bad_options: "Ces options ne peuvent pas être jouées ensemble : changez-les et réessayez.",
     err_bad_seats: "Les places ne correspondent pas à ces options : vérifiez le nombre de joueurs.",
     err_seed_not_allowed: "Une donne choisie n'est permise que si une place au plus est tenue par une personne.",
+    err_rematch_unavailable: "Un joueur de cette partie ne peut plus jouer : pas de revanche.",
     err_password_changed: "Le mot de passe a été changé entre-temps, ailleurs : connectez-vous avec le nouveau.",
     err_chosen_deal: "Son créateur a choisi la donne de cette partie et connaît les cartes : lui seul peut la jouer. Regardez-la, ou lancez votre propre partie.",
     err_too_many_bot_matches:

@@ -30,7 +30,7 @@ const PLAYER_CODES = [
   "no_game", "no_lesson", "no_match", "no_player", "no_rules",
   // creating, joining and leaving
   "already_seated", "bad_clock", "bad_invite", "bad_options", "bad_seats", "expired", "invite_required",
-  "no_free_seat", "seat_taken", "seed_not_allowed", "chosen_deal", "started",
+  "no_free_seat", "seat_taken", "seed_not_allowed", "chosen_deal", "rematch_unavailable", "started",
   // playing
   "already_out", "cannot_abort", "illegal_action", "not_abandoned", "not_running", "not_seated", "not_your_turn",
   "out_of_time", "rules_changed", "seat_changed", "seat_is_bot", "spectator", "stale_version",

@@ -2048,6 +2048,17 @@ class Registry:
         if match.status != "finished":
             raise ServerError(409, "not_finished", "a rematch is offered once the match is over")
         humans = [i for i, s in enumerate(match.seats) if s.person]
+        players = {s.player_id for s in match.seats if s.person and s.player_id}
+        if accept and players:  # a disabled account plays no new match, nor holds its seat
+            _, active, _ = await asyncio.to_thread(
+                self.storage.still_allowed, set(), players, SESSION_IDLE_SECONDS, ()
+            )
+            if players - active:
+                raise ServerError(
+                    409,
+                    "rematch_unavailable",
+                    "a player of this match can no longer play: there is no rematch",
+                )
         n = len(match.seats)
         old_rows = {r.seat: r for r in await asyncio.to_thread(self.storage.seats, match.id)}
         seats: list[NewSeat] = [NewSeat(HUMAN)] * n
