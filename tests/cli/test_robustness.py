@@ -801,3 +801,44 @@ def test_a_terminal_that_cannot_show_the_boards_characters_still_plays(tmp_path:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "seat 0 move" in done.stdout and "Game stopped. Record saved to" in done.stdout
+
+
+def test_a_password_on_standard_input_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -> None:
+    """Bytes that are no UTF-8 text reach Python as escapes, which no hash takes: one line, no trace."""
+    import subprocess
+    import sys
+
+    database = f"sqlite:///{tmp_path / 'site.db'}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "masques.cli.main",
+            "users",
+            "create",
+            "Xyzzy",
+            "--password-stdin",
+            "--database",
+            database,
+        ],
+        input=b"\xff\xfeabcdefgh-Pass-77\n",
+        check=False,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().strip() == "masques: error: the password on standard input is not UTF-8 text"
+
+
+@pytest.mark.parametrize("line_id", ["9223372036854775808", "0", "-5"])
+def test_a_chat_line_id_out_of_range_is_a_usage_error(tmp_path: Path, line_id: str) -> None:
+    from masques.server.storage import Storage
+
+    storage = Storage(f"sqlite:///{tmp_path / 'site.db'}")
+    storage.migrate()
+    storage.dispose()
+    result = runner.invoke(
+        app, ["chat", "delete", "--database", f"sqlite:///{tmp_path / 'site.db'}", "--", line_id]
+    )
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "Traceback" not in result.output and "line_id" in result.output

@@ -42,7 +42,9 @@ def list_lines(
 
 @app.command()
 def delete(
-    line_id: Annotated[int, typer.Argument(help="The line's id (from `masques chat list`).")],
+    line_id: Annotated[
+        int, typer.Argument(help="The line's id (from `masques chat list`).", min=1, max=2**63 - 1)
+    ],
     database: Database = None,
 ) -> None:
     """Take a line out of its match's chat and out of every history and replay."""

@@ -110,6 +110,10 @@ def _password(from_stdin: bool, username: str) -> str:
 
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
+        try:
+            password.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that were not UTF-8 text, kept as escapes by Python
+            fail("the password on standard input is not UTF-8 text")
     else:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     try:
