@@ -580,6 +580,27 @@ def test_serve_refuses_a_bad_bot_queue_before_touching_the_database(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_serve_on_a_port_another_holds_or_an_unknown_host_is_one_line_before_the_start_up(
+    tmp_path: Path,
+) -> None:
+    """Not the whole start-up (migrations, bot workers, resumed matches) and then an exit code with
+    the reason in a log line: one line, and no database made."""
+    import socket
+
+    database = tmp_path / "site.db"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        refused = runner.invoke(app, ["serve", "--port", str(port), "--database", f"sqlite:///{database}"])
+        one_line_error(refused, f"cannot listen on 127.0.0.1:{port}")
+    unknown = runner.invoke(
+        app, ["serve", "--host", "no-such-host.invalid", "--database", f"sqlite:///{database}"]
+    )
+    one_line_error(unknown, "--host 'no-such-host.invalid' cannot be listened on")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_serve_names_an_unreachable_database_without_its_password() -> None:
     pytest.importorskip("psycopg")
     result = runner.invoke(

@@ -754,6 +754,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
     url = database or default_database_url()
     if not 1 <= port <= 65535:
         fail(f"--port is a TCP port, 1 to 65535, not {port}")
+    can_listen(host, port)  # before the start-up's work, not after it
     if bot_workers < 0:
         fail("--bot-workers is a number of processes, at least 1 (0: the default)")
     # Checked before the database is touched: a typo must not upgrade the schema and then stop.
@@ -819,6 +820,30 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         log_config=None,  # logs.configure's handlers, for uvicorn's lines too
         access_log=False,  # the server writes its own, without query strings
     )
+
+
+def can_listen(host: str, port: int) -> None:
+    """One clear line, and no start-up, when the address cannot be listened on: a host that does
+    not resolve, a port another server holds, one this user may not open.  (The server binds it
+    again as it starts, with the same options.)"""
+    import socket
+
+    try:
+        family, kind, protocol, _, address = socket.getaddrinfo(  # the family the server binds
+            host,
+            port,
+            family=socket.AF_INET6 if ":" in host else socket.AF_INET,
+            type=socket.SOCK_STREAM,
+            flags=socket.AI_PASSIVE,
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        fail(f"--host {host!r} cannot be listened on: {getattr(exc, 'strerror', None) or exc}")
+    with socket.socket(family, kind, protocol) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 @app.command()
