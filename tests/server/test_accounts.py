@@ -230,6 +230,17 @@ def test_a_request_from_another_sites_page_is_refused(server: Any) -> None:
         assert COOKIE not in client.cookies
         for garbled in ("http://[oops", "http://[::1", "null"):  # not a URL: not ours either (was a 500)
             error(client.post("/api/guest", json={}, headers={"origin": garbled}), 403, "csrf")
+        host = server.base_url.split("://", 1)[1]
+        for scheme in ("ws", "evil", "chrome-extension"):  # no page of this site has those schemes
+            error(client.post("/api/guest", json={}, headers={"origin": f"{scheme}://{host}"}), 403, "csrf")
+        secure = {"origin": f"https://{host}"}  # behind a proxy that ends TLS the pages are https
+        assert client.post("/api/matches", json={"game": "masker"}, headers=secure).status_code == 201
+        tls = {"x-forwarded-proto": "https"}  # a secure site (its proxy says): no plain page acts on it
+        plain = {"origin": f"http://{host}", **tls}
+        error(client.post("/api/matches", json={"game": "masker"}, headers=plain), 403, "csrf")
+        assert (
+            client.post("/api/matches", json={"game": "masker"}, headers={**secure, **tls}).status_code == 201
+        )
         assert COOKIE not in client.cookies
         own = {"origin": server.base_url}
         assert client.post("/api/matches", json={"game": "masker"}, headers=own).status_code == 201

@@ -95,17 +95,26 @@ async def signed_in(connection: HTTPConnection) -> SignedIn | None:
     return SignedIn(_player(player), digest, session.csrf)
 
 
+PAGE_SCHEMES = frozenset({"http", "https"})
+"""The schemes of this site's pages (behind a proxy that ends TLS, its pages are https while the
+server sees http: the request's own scheme only forbids a plain page acting on a secure site)."""
+
+
 def same_origin(connection: HTTPConnection) -> bool:
-    """Whether the request's Origin (if it sends one) is this server's own host."""
+    """Whether the request's Origin (if it sends one) is a page of this server's own host."""
     origin = connection.headers.get("origin")
     if origin is None:
         return True
     host = connection.headers.get("host", "")
     try:
-        netloc = urlsplit(origin).netloc
+        parts = urlsplit(origin)
     except ValueError:  # not a URL at all ("http://[oops"): not ours
         return False
-    return origin != "null" and netloc.lower() == host.lower()
+    if parts.scheme not in PAGE_SCHEMES:  # an extension's, a custom scheme's, "null"
+        return False
+    if connection.url.scheme in ("https", "wss") and parts.scheme != "https":
+        return False  # a plain page of the same name may be anybody's on the way
+    return parts.netloc.lower() == host.lower()
 
 
 FOREIGN_PAGE = "a request from another site's page is refused"
