@@ -577,6 +577,37 @@ def test_a_bots_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Pat
     run_async(scenario())
 
 
+def test_one_process_alone_takes_up_a_running_match_it_does_not_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without Redis too, the sweep looks for running matches left out of memory (one that could
+    not be loaded as it was made): their bots go on, without any request for them."""
+    url = fresh_database_url("sqlite", tmp_path)
+    monkeypatch.setattr(matches_module, "SWEEP_SECONDS", 0.05)
+    monkeypatch.setattr(matches_module, "EXPIRY_ROUNDS", 1)
+
+    async def scenario() -> None:
+        storage = Storage(url)
+        storage.migrate()
+        registry = Registry(storage, limits=RELAXED, bot_workers=1)
+        try:
+            assert registry.fanout is None
+            await registry.start()  # its resumption at the start has nothing to resume
+            held = registry._schedule_bots
+            registry._schedule_bots = lambda match: None  # type: ignore[method-assign]
+            match = await registry.create("masker", {"players": 2}, ["random", "random"])
+            del registry.matches[match.id]  # never loaded
+            registry._schedule_bots = held  # type: ignore[method-assign]
+            _long_ago(url)
+            await _until(lambda: match.id in registry.matches, "the sweep to take the match up")
+            await _until(lambda: registry.matches[match.id].version > 0, "the bots to move")
+        finally:
+            registry.close()
+            storage.engine.dispose()
+
+    run_async(scenario())
+
+
 def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
     """A match whose people were connected to a process that died, and did not come back: once its
     turn has been quiet for a grace period, with none of its seats connected anywhere, another

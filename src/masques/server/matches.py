@@ -906,17 +906,17 @@ class Registry:
                     await self.expire_open()
                 except Exception:
                     log_failure("expiring open matches failed; trying again later")
-                if self.fanout is not None:
-                    try:
-                        await self.adopt_stalled()
-                    except Exception:
-                        log_failure("looking for matches left behind failed; trying again later")
+                try:  # one process too: a match it could not load when it was made
+                    await self.adopt_stalled()
+                except Exception:
+                    log_failure("looking for matches left behind failed; trying again later")
             rounds += 1
 
     async def adopt_stalled(self) -> int:
         """Take up the running matches this process does not hold whose turn nobody has played for
-        a long while: the process that held them is gone (stopped, or killed), and with nobody
-        watching them no request would bring them back.  A bot's turn quiet for three bot
+        a long while: the process that held them is gone (stopped, or killed), or (one process)
+        loading one failed when it was made (a rematch as the database was away a moment), and
+        with nobody watching them no request would bring them back.  A bot's turn quiet for three bot
         timeouts (at least STALLED_SECONDS) is thought here; a person's turn quiet for a grace
         period (as long at least) with none of the match's seats connected to any process starts
         its absent seats' grace here.  Should another process hold one after all, each move is
@@ -2117,7 +2117,7 @@ class Registry:
         if offer.get("match"):
             try:
                 await self.get(str(offer["match"]))  # start its bots now
-            except Exception:  # it is committed: the players are told, and it starts when opened
+            except Exception:  # committed: the players are told; opened, or found by the sweep, it starts
                 log_failure("loading rematch %s of match %s failed", offer["match"], match.id)
         await self._changed(match)
 
