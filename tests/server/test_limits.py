@@ -202,9 +202,9 @@ def test_a_client_has_a_few_matches_with_bots_at_once(serve: Any) -> None:
         played = support.create_match(api, "masker", {"players": 2}, ["human", "random"])["id"]
         token = support.join(api, played, "ann", 0)["token"]  # one waits for a person, one is played
         before = _count(server)
-        _refused_429(
-            api.post("/api/matches", json=_body("masker", ["human", "hard"])), code="too_many_bot_matches"
-        )
+        refused = api.post("/api/matches", json=_body("masker", ["human", "hard"]))
+        _refused_429(refused, code="too_many_bot_matches")
+        assert "nobody joins leaves the lobby after 24 h" in refused.json()["message"]  # what to do
         assert _count(server) == before
         # matches of people alone are not capped
         support.create_match(api, "masker", {"players": 2}, ["human", "human"])

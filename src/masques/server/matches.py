@@ -129,6 +129,15 @@ class Player:
     kind: str  # guest or account
 
 
+def _duration(seconds: float) -> str:
+    """A while, as a person reads it: seconds, minutes or hours."""
+    if seconds < 120:
+        return f"{seconds:g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
 def live_line(line: ChatRow) -> dict[str, Any]:
     """The message that hands connections a chat line as it is said."""
     return {"type": "chat", "channel": line.channel, "history": False, "lines": [line_json(line)]}
@@ -1922,7 +1931,8 @@ class Registry:
                 429,
                 "too_many_bot_matches",
                 f"one client may have {self.limits.max_bot_matches} matches with bots open or "
-                "being played at once: finish or leave one first",
+                "being played at once: finish, resign or leave one first (an open match nobody "
+                f"joins leaves the lobby after {_duration(self.limits.open_expiry_seconds)})",
                 retry_after=30,
             )
 
