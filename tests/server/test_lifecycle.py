@@ -214,7 +214,7 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         # what the seat sees from now on, he does not), and reads as one
         again = support.Conn(quick.ws_url, match_id, tokens[1], 1)
         watching = again.first_state()
-        assert watching["seat"] is None and watching["your_turn"] is False
+        assert watching["seat"] is None and watching["your_turn"] is False and watching["held_seat"] == 1
         assert watching["observation"]["your_colour"] is None and watching["observation"]["seat"] is None
         again.close()
         replay = f"/api/matches/{match_id}/replay"
@@ -232,9 +232,13 @@ def test_an_absent_player_s_seat_goes_to_a_bot_when_another_asks(quick: support.
         late = support.Conn(quick.ws_url, match_id, tokens[1], 1)  # and live, as a spectator
         seen = late.first_state()
         assert seen["seat"] is None and seen["observation"]["your_colour"] is None
+        assert seen["held_seat"] == 1  # whose seat it was: bob may still answer the rematch offer
         late.send({"type": "sync"})  # a connection it may keep: not told its seat changed
         assert late.recv_type("state")["seat"] is None
         late.close()
+        stranger = support.Conn(quick.ws_url, match_id)  # a spectator holds no seat
+        assert "held_seat" not in stranger.first_state()
+        stranger.close()
         analysis = f"/api/matches/{match_id}/analysis"
         error(api.post(analysis, headers=as_seat(tokens[1])), 409, "seat_is_bot")
         assert api.get(analysis, headers=as_seat(tokens[1])).status_code == 400  # a spectator names a seat

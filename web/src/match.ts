@@ -235,6 +235,9 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   let destroyed = false;
 
   const mine = () => (current ? current.seat : (key?.seat ?? null));
+  /** The seat this page's person holds: their own, or one a bot plays or played for them (they
+   * watch it as a spectator does, and still answer the rematch offer and follow the players). */
+  const holder = () => mine() ?? current?.held_seat ?? null;
   const seatName = (seat: number) => seatLabel(app, summary, seat, mine());
   const host = new ViewHost(app, seatName, (id) => {
     if (!current || !current.your_turn) return;
@@ -353,7 +356,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
       rematchPending = true;
       return;
     }
-    if (rematchPending && mine() !== null && !destroyed) {
+    if (rematchPending && holder() !== null && !destroyed) {
       rematchPending = false;
       window.setTimeout(() => app.navigate(`/match/${rematch.match}`), 0);
     }
@@ -943,7 +946,7 @@ export function matchPage(root: HTMLElement, matchId: string, app: AppContext): 
   function rematchPanel(): HTMLElement | null {
     if (!summary || summary.status !== "finished") return null;
     const offer = summary.rematch ?? null;
-    const me = mine();
+    const me = holder();
     const panel = h("div", { class: "rematch", "data-testid": "rematch-panel" });
     if (offer?.match) {
       panel.dataset.state = "created";

@@ -822,8 +822,9 @@ def create_app(
             signed = await session_of(websocket)
             player = None if signed is None else signed.player
             seat = await registry.seat_of(match, token, player)
+            held = None
             if seat is not None and match.bot_took_over(seat):
-                seat = None  # its person watches as a spectator does, as its reads are (viewer_seat)
+                held, seat = seat, None  # its person watches as a spectator does, as its reads are
             if seat is not None:
                 await registry.check_seat_account(match, seat, token)
             client = Client(
@@ -832,6 +833,7 @@ def create_app(
                 player,
                 None if signed is None else signed.token_hash,
                 None if not token or seat is None else hash_token(token),
+                held=held,
             )
             await registry.connect(match, client)
         except WebSocketDisconnect:

@@ -165,6 +165,7 @@ class Client:
     player: Player | None = None  # the signed-in player on this connection (a spectator's chat name)
     session: str | None = None  # the hash of the session it was opened with (None: none, or a token)
     seat_token: str | None = None  # the hash of the seat token it was opened with (None: none)
+    held: int | None = None  # a spectator's: the seat its person holds, which a bot plays or played
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     dropped: bool = False
     close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
@@ -501,9 +502,13 @@ class LiveMatch:
         another, so a seat's secrets shown before then could reach the player of another seat."""
         return self.status != "open"
 
-    def view(self, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    def view(
+        self, seat: int | None, summary: dict[str, Any] | None = None, *, held: int | None = None
+    ) -> dict[str, Any]:
         """A seat's (or a spectator's) whole picture of the match, from its observation only.
-        ``summary``: this version's :meth:`summary`, when the caller builds every seat's view."""
+        ``summary``: this version's :meth:`summary`, when the caller builds every seat's view.
+        ``held``: a spectator's own seat, which a bot plays or played (``held_seat``: it sees what
+        a spectator does, and may still answer the rematch offer as that seat's person)."""
         state = self.state
         your_turn = (
             self.status == "running"
@@ -530,6 +535,8 @@ class LiveMatch:
         )
         if stopped and self.end is not None:
             view["result"] = {"scores": None, "winners": self.end["winners"], "reason": self.end["reason"]}
+        if held is not None and seat is None:  # only then: every other view keeps its fields
+            view["held_seat"] = held
         return view
 
     def replay(self, seat: int | None) -> Callable[[], list[dict[str, Any]]]:
@@ -2658,15 +2665,16 @@ class Registry:
     def deliver_views(self, match: LiveMatch) -> None:
         """Hand every connection its view: one JSON text per seat, queued without waiting, the
         players' first (their writers then run before a crowd of spectators' do)."""
-        texts: dict[int | None, str] = {}
+        texts: dict[tuple[int | None, int | None], str] = {}
         summary = match.summary() if match.clients else None
         for client in sorted(match.clients, key=lambda c: c.seat is None):
             if not client.holds(match):
                 self._seat_lost(match, client)
                 continue
-            if client.seat not in texts:
-                texts[client.seat] = json_text(match.view(client.seat, summary))
-            if not client.deliver(texts[client.seat]):
+            eyes = (client.seat, client.held)
+            if eyes not in texts:
+                texts[eyes] = json_text(match.view(client.seat, summary, held=client.held))
+            if not client.deliver(texts[eyes]):
                 self._gone(match, client)
 
     async def connect(self, match: LiveMatch, client: Client) -> None:
@@ -2688,7 +2696,7 @@ class Registry:
             match.seats[client.seat].away_since = None
             if self.fanout is not None:  # the other processes' clients see it arrive
                 await self.fanout.arrived(match.id, client.seat)
-        client.deliver(match.view(client.seat))
+        client.deliver(match.view(client.seat, held=client.held))
         self._presence_changed(match, client)
         await self._send_chat(match, client)
 
@@ -2735,7 +2743,7 @@ class Registry:
         if not client.holds(match):
             self._seat_lost(match, client)
             return
-        client.deliver(match.view(client.seat))
+        client.deliver(match.view(client.seat, held=client.held))
         await self._send_chat(match, client)
 
     def _presence_changed(self, match: LiveMatch, client: Client | None) -> None:

@@ -160,6 +160,9 @@ export interface MatchView {
   result: { scores: number[] | null; winners: number[]; reason?: string } | null;
   /** A private match's invite code, for its seated players. */
   invite?: string;
+  /** Watching as a spectator (seat = null), the seat this person holds, which a bot plays or played
+   * to the end: what it saw was the bot's, not theirs; they may still answer the rematch offer. */
+  held_seat?: number | null;
   /** In a replay's steps: the players' chat lines said while the match stood at this step. */
   chat?: ChatLine[];
 }
