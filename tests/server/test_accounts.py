@@ -255,6 +255,12 @@ def test_forged_and_expired_sessions_are_refused(server: Any) -> None:
         )["id"]
         error(client.post(f"/api/matches/{match_id}/join", json={"name": "x"}), 401, "bad_session")
         assert not any(s["taken"] for s in support.summary(client, match_id)["seats"])
+        with httpx.Client(base_url=server.base_url) as fresh:  # a seat taken by token, elsewhere
+            token = support.join(fresh, match_id, "tok", 0)["token"]
+        # the token holds its seat whatever stale cookie comes with it (as on the WebSocket)
+        answer = client.post(f"/api/matches/{match_id}/leave", json={"token": token})
+        assert answer.status_code == 204, answer.text
+        assert not any(s["taken"] for s in support.summary(client, match_id)["seats"])
         response = client.get("/api/me")
         assert response.json() == {"player": None, "csrf": None}
         assert COOKIE in response.headers.get("set-cookie", "")  # the stale cookie is cleared

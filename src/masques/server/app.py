@@ -590,10 +590,12 @@ def create_app(
     ) -> tuple[LiveMatch, int, Player | None, str | None]:
         """:func:`seat_request`, with who asks (the session's player, the seat token given)."""
         await client_of(request)
-        signed = await people.acting(request)
+        token = one_token(token, request.headers.get("x-seat-token"))
+        # With a seat token, a cookie whose session has ended counts as none (the token holds the
+        # seat, as on the WebSocket); without one, it is refused (401 bad_session).
+        signed = await (people.acting_afresh(request) if token else people.acting(request))
         registry = registry_of(request)
         match = await registry.get(match_id)
-        token = one_token(token, request.headers.get("x-seat-token"))
         player = None if signed is None else signed.player
         seat = await registry.fresh_seat_for(match, player, token, left=left)
         await registry.check_seat_account(match, seat, token)
