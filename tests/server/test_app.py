@@ -40,6 +40,11 @@ def test_a_method_no_route_of_a_path_takes_is_refused_with_every_method_the_path
     assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
     refused = api.delete("/api/matches/0123456789abcdef/join")
     assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+    # the routes of the included routers (accounts, boards, lessons) too
+    refused = api.delete("/api/me")
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
+    refused = api.get("/api/login")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
 
 
 def test_head_on_the_apis_get_routes_answers_as_get_without_a_body(api: httpx.Client) -> None:

@@ -843,7 +843,8 @@ def can_listen(host: str, port: int) -> None:
         try:
             probe.bind(address)
         except OSError as exc:
-            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+            shown = f"[{host}]" if ":" in host else host
+            fail(f"cannot listen on {shown}:{port}: {exc.strerror or exc}")
 
 
 @app.command()

@@ -959,7 +959,13 @@ def create_app(
 def allowed_methods(app: FastAPI, path: str) -> list[str]:
     """Every method some route takes at ``path`` (several routes may share a path, one per method)."""
     methods: set[str] = set()
-    for route in app.router.routes:
+    routes = list(app.router.routes)
+    while routes:
+        route = routes.pop()
+        included = getattr(route, "original_router", None)  # an included router (no prefix here)
+        if included is not None:
+            routes.extend(included.routes)
+            continue
         regex, taken = getattr(route, "path_regex", None), getattr(route, "methods", None)
         if regex is not None and taken and regex.match(path):
             methods.update(taken)
