@@ -1005,6 +1005,15 @@ async def _played_through_a(a: Registry) -> tuple[LiveMatch, list[str]]:
     return match, tokens
 
 
+async def _watched_from_b(a: Registry, b: Registry) -> tuple[LiveMatch, list[str], LiveMatch, _Watcher]:
+    """A match of two people made through A, and seat 1 connected to B (B's copy of the match)."""
+    match, tokens = await _played_through_a(a)
+    there = await b.get(match.id)
+    watcher = _Watcher(1, tokens[1])
+    await watcher.connect(b, there)
+    return match, tokens, there, watcher
+
+
 def test_a_seat_connected_to_one_process_is_connected_for_the_clients_of_the_other(tmp_path: Path) -> None:
     """Seat 0 plays through A, seat 1 through B: B's clients see seat 0 connected as soon as it
     connects (no absence, not abandoned, though B's clock of its absence had run past the grace
@@ -1013,10 +1022,7 @@ def test_a_seat_connected_to_one_process_is_connected_for_the_clients_of_the_oth
 
     async def scenario() -> None:
         async with two_registries(url) as (a, b):
-            match, tokens = await _played_through_a(a)
-            there = await b.get(match.id)
-            watcher = _Watcher(1, tokens[1])
-            await watcher.connect(b, there)
+            match, tokens, there, watcher = await _watched_from_b(a, b)
             try:
                 await _until(lambda: watcher.seat_seen(0) is not None, "B's client to be told who is here")
                 assert not (watcher.seat_seen(0) or {}).get("connected")
@@ -1097,10 +1103,7 @@ def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_ot
 
     async def scenario() -> None:
         async with two_registries(url) as (a, b):
-            match, tokens = await _played_through_a(a)
-            there = await b.get(match.id)
-            watcher = _Watcher(1, tokens[1])
-            await watcher.connect(b, there)
+            match, tokens, _there, watcher = await _watched_from_b(a, b)
             assert a.fanout is not None
             working, a.fanout.client = (
                 a.fanout.client,
