@@ -813,30 +813,37 @@ def test_a_seat_that_goes_to_a_bot_gets_no_move_from_its_per_turn_clock(tmp_path
     deadline while the bot thinks."""
     import asyncio
 
-    limits = replace(support.RELAXED, grace_seconds=0.3, abandoned_bot="random")
+    # The grace is far shorter than the turn, so that a loaded machine still gives the seat away
+    # well before the deadline; the bot then thinks until the deadline has passed.
+    limits = replace(support.RELAXED, grace_seconds=0.1, abandoned_bot="random")
 
     async def scenario() -> None:
         async with support.sqlite_registry(tmp_path, limits=limits) as registry:
             deciding = registry._decide
             decided: list[tuple[int, str]] = []
+            turn_deadline: list[float] = []
 
             async def slow_bot(match: Any, seat: int, kind: str, purpose: str) -> int:
                 decided.append((seat, purpose))
                 action = await deciding(match, seat, kind, purpose)
-                if purpose == "bot" and seat == 0:
-                    await asyncio.sleep(1.5)  # the seat's new bot thinks past the turn's deadline
+                if purpose == "bot" and seat == 0 and turn_deadline:
+                    # the seat's new bot thinks past the turn's deadline
+                    await asyncio.sleep(max(0.0, turn_deadline[0] - registry.now()) + 1.0)
+                    turn_deadline.clear()
                 return int(action)
 
             registry._decide = slow_bot  # type: ignore[method-assign]
             match = await registry.create(
-                "masker", {"players": 2}, ["human", "random"], seed=7, turn_seconds=1
+                "masker", {"players": 2}, ["human", "random"], seed=7, turn_seconds=3
             )  # seed 7: seat 0 moves first
             await registry.join(match, "gone", 0)
+            turn_deadline.append(registry.now() + 3)  # the clock starts with the match, at the join
             deadline = time.monotonic() + support.TIMEOUT
             while match.version < 4:
                 assert time.monotonic() < deadline, f"the match stopped at version {match.version}"
                 await asyncio.sleep(0.05)
             assert match.seats[0].kind == "random"
+            assert not turn_deadline, "the seat's bot never thought past the deadline"
             assert (0, "clock") not in decided, decided
 
     support.run_async(scenario())
