@@ -467,6 +467,20 @@ def bucket_quantile(buckets: dict[float, float], q: float) -> float:
     return math.inf
 
 
+def bucket_shares(buckets: dict[float, float]) -> dict[str, float]:
+    """The share of observations within each bucket's edge, in milliseconds (the edges up to
+    the first that holds them all)."""
+    total = buckets.get(math.inf, 0.0)
+    shares: dict[str, float] = {}
+    if not total:
+        return shares
+    for edge in sorted(buckets):
+        shares[f"{1000 * edge:g}"] = buckets[edge] / total
+        if buckets[edge] >= total:
+            break
+    return shares
+
+
 def cpu_per_move(stats: Stats) -> dict[str, float]:
     """Milliseconds of CPU per person's move in the window, by role (from :func:`measure_cpu`)."""
     if not stats.human_actions or not stats.cpu_seconds:
@@ -883,6 +897,8 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
         "machine_busy": machine_busy(stats),
         "server_p50_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.50),
         "server_p99_ms_at_most": 1000 * bucket_quantile(stats.server_latency, 0.99),
+        "server_within_ms": bucket_shares(stats.server_latency),
+        "commit_within_ms": bucket_shares(stats.commit_latency),
         "commit_p50_ms_at_most": 1000 * bucket_quantile(stats.commit_latency, 0.50),
         "commit_p99_ms_at_most": 1000 * bucket_quantile(stats.commit_latency, 0.99),
     }
@@ -914,6 +930,10 @@ def print_matches(f: dict[str, Any]) -> None:
             f"  an action waiting for its commit (every action), from its histogram: p50 at most "
             f"{f['commit_p50_ms_at_most']:g} ms, p99 at most {f['commit_p99_ms_at_most']:g} ms"
         )
+    for what, key in (("server's own time", "server_within_ms"), ("wait for the commit", "commit_within_ms")):
+        if f.get(key):
+            shares = ", ".join(f"{100 * share:.1f}% <= {edge} ms" for edge, share in f[key].items())
+            print(f"    {what}: {shares}")
     if f.get("cpu_ms_per_move"):
         roles = "  ".join(f"{role} {ms:.2f}" for role, ms in f["cpu_ms_per_move"].items())
         print(f"  CPU per human action (ms): {roles}; machine {100 * f['machine_busy']:.0f}% busy")
