@@ -863,3 +863,34 @@ def test_a_chat_line_id_out_of_range_is_a_usage_error(tmp_path: Path, line_id: s
     )
     assert result.exit_code == 2, (result.output, result.exception)
     assert "Traceback" not in result.output and "line_id" in result.output
+
+
+def test_a_hot_seat_game_with_hidden_information_is_not_saved_before_its_end(
+    tmp_path: Path, data_home: Path
+) -> None:
+    """A record holds the deal's seed: saved mid-game at a table of several people, it would show
+    whoever saved it every other seat's secrets (MK-15), as a chosen --seed would.  It is saved once
+    the game has ended or stopped."""
+    record = tmp_path / "mid-game.json"
+    result = runner.invoke(
+        app, ["play", "masker", "--seats", "human,human"], input=f"\nsave {record}\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert not record.exists()
+    assert "not saved before the game ends" in result.stdout
+    assert "Game stopped. Record saved to" in result.stdout
+    assert len(records_in(data_home)) == 1
+
+
+def test_only_several_people_in_a_game_that_hides_something_wait_for_the_end_to_save() -> None:
+    """One person at the table: the secrets a record holds are the bots' (the same as a chosen
+    seed's, which practice allows)."""
+    game = load_game("masker")
+    out = io.StringIO()
+    session = TerminalGame(game, ["human", "random"], 1, Console(file=out), lambda _: "")
+    assert not session.hidden_from_a_person()
+    both = TerminalGame(game, ["human", "human"], 1, Console(file=out), lambda _: "")
+    assert both.hidden_from_a_person()
+    assert not TerminalGame(
+        load_game("blokus3d"), ["human"] * 4, 1, Console(file=out), str
+    ).hidden_from_a_person()

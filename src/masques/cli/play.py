@@ -290,8 +290,22 @@ class TerminalGame:
                     continue
                 return action
 
+    def hidden_from_a_person(self) -> bool:
+        """Whether a person at this table may not see what another seat holds: the game hides
+        something and more than one person plays (then the deal's seed is nobody's to know)."""
+        return bool(self.game.hidden_information) and len(self.humans) > 1
+
     def save_now(self, where: str) -> None:
-        """The ``save [FILE]`` command: a file that cannot be written is said, and the game goes on."""
+        """The ``save [FILE]`` command: a file that cannot be written is said, and the game goes on.
+        A table of several people in a game that hides something is not saved before its end: the
+        record holds the seed, which would show whoever saved it every seat's secrets."""
+        if self.hidden_from_a_person() and not self.state.is_terminal():
+            self.say(
+                "not saved before the game ends: the record holds the deal's seed, which would show "
+                "every seat's secrets; it is saved when the game ends or stops",
+                style="red",
+            )
+            return
         try:
             path = save_record(
                 self.record(),
