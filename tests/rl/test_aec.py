@@ -4,6 +4,7 @@ masks equal to the legal actions, rewards equal to the returns, observations ins
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -135,3 +136,28 @@ def test_render_is_text_of_the_public_position(name: str, capsys: pytest.Capture
     human.reset(seed=2)
     assert human.render() is None
     assert capsys.readouterr().out.strip() == text.strip()
+
+
+def test_the_seeds_drawn_without_one_are_too_many_to_search() -> None:
+    """A seed is the whole deal: one drawn from a small space could be found from the public
+    position by trying them all.  The drawn seeds still follow the seed given first."""
+    from masques.rl.encoding import SEED_BITS
+
+    def drawn(env: Any) -> list[int]:
+        seeds: list[int] = []
+        making = env.game.new_initial_state
+
+        def recording(seed: int = 0, **kwargs: Any) -> Any:
+            seeds.append(seed)
+            return making(seed, **kwargs)
+
+        env.game.new_initial_state = recording
+        env.reset(seed=11)
+        for _ in range(4):
+            env.reset()
+        return seeds[1:]
+
+    first, again = drawn(aec_env("mascarade", players=2)), drawn(aec_env("mascarade", players=2))
+    assert first == again
+    assert all(0 <= seed < 2**SEED_BITS for seed in first)
+    assert max(first) >= 2**64

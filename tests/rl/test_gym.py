@@ -131,3 +131,31 @@ def test_true_is_no_action_id() -> None:
     env.reset(seed=3)
     with pytest.raises(MalformedActionError):
         env.step(True)  # type: ignore[arg-type]
+
+
+def test_the_seeds_drawn_without_one_are_too_many_to_search() -> None:
+    """A seed is the whole deal: one drawn from a small space could be found from the public
+    position by trying them all.  The drawn seeds still follow the seed given first."""
+    from typing import Any
+
+    from masques.rl.encoding import SEED_BITS
+
+    def drawn() -> list[int]:
+        env = gym_env("mascarade", opponents="random", players=2)
+        seeds: list[int] = []
+        making = env.game.new_initial_state
+
+        def recording(seed: int = 0, **kwargs: Any) -> Any:
+            seeds.append(seed)
+            return making(seed, **kwargs)
+
+        env.game.new_initial_state = recording  # type: ignore[method-assign]
+        env.reset(seed=11)
+        for _ in range(4):
+            env.reset()
+        return seeds[1:]
+
+    first = drawn()
+    assert first == drawn()
+    assert all(0 <= seed < 2**SEED_BITS for seed in first)
+    assert max(first) >= 2**64

@@ -29,7 +29,7 @@ from pettingzoo import AECEnv
 
 from ..engine import TERMINAL, Game, State, load_game
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, Encoder, action_id, check_render_mode, vector_space
+from .encoding import RENDER_MODES, SEED_BITS, Encoder, action_id, check_render_mode, vector_space
 
 Observation = dict[str, npt.NDArray[Any]]
 NOT_RESET = "call reset() before using the environment"
@@ -92,7 +92,7 @@ class MasquesAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # unt
         else:
             if self._seeds is None:
                 self._seeds = random.Random(self._seed)
-            game_seed = self._seeds.randrange(2**31)
+            game_seed = self._seeds.getrandbits(SEED_BITS)
         self.load(self.game.new_initial_state(game_seed))
 
     def load(self, state: State) -> None:

@@ -29,6 +29,11 @@ from gymnasium.spaces import Box
 
 from ..engine import JSON, Game, MalformedActionError, State
 
+SEED_BITS = 128
+"""The size of the game seeds an environment draws for itself: a seed is the whole deal, and a
+smaller space could be searched for the one that fits the public position (an agent would then read
+the others' hidden information)."""
+
 Array = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
 Index = npt.NDArray[np.intp]

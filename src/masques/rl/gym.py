@@ -24,7 +24,7 @@ from gymnasium import spaces
 from ..ai.bots import Bot, make_bot
 from ..engine import JSON, State, load_game
 from .encoders import encoder_for
-from .encoding import RENDER_MODES, Array, action_id, check_render_mode, vector_space
+from .encoding import RENDER_MODES, SEED_BITS, Array, action_id, check_render_mode, vector_space
 
 ILLEGAL_REWARD = -1.0
 """The reward for an illegal action with ``illegal="lose"``: below any game result."""
@@ -92,7 +92,7 @@ class MasquesGymEnv(gymnasium.Env[Array, np.int64]):
         """A new game: the engine's game of ``seed`` when given, else one drawn from the
         environment's generator; the bots' random choices come from the same generator."""
         super().reset(seed=seed)
-        game_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        game_seed = seed if seed is not None else int.from_bytes(self.np_random.bytes(SEED_BITS // 8))
         self._bot_rng = random.Random(int(self.np_random.integers(2**63)))
         self._state = self.game.new_initial_state(game_seed)
         self._lost = False
