@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 
 from masques.engine.chance import derive_seed
 from masques.server.accounts import COOKIE
-from masques.server.logs import JsonFormatter, NoQueries, Stamp, match_id, request_id
+from masques.server.logs import JsonFormatter, NoQueries, Stamp, TextFormatter, match_id, request_id
 from masques.server.storage import Storage
 
 
@@ -61,6 +62,25 @@ def test_a_line_is_json_with_the_request_and_match_it_belongs_to() -> None:
         "00000000000000ab",
         "masques.server",
     )
+
+
+def test_a_text_line_is_one_line_whatever_the_client_sent() -> None:
+    """In the text format, a path (or any text a client chose) holding a line break or another
+    control character is written escaped: a request to ``/api/players/x%0a<a forged line>`` must
+    not add a line of its own to the log.  A traceback still takes the lines it needs."""
+    formatter = TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")  # --log-format text
+    forged = "/api/players/x\n2026-01-01 00:00:00,000 CRITICAL masques.server: wiped\r\x00\u2028"
+    record = logging.LogRecord(
+        "masques.access", logging.INFO, __file__, 1, "%s %s %s", ("GET", forged, 404), None
+    )
+    line = formatter.format(record)
+    assert len(line.splitlines()) == 1, line
+    assert "x\\n2026-01-01" in line and "wiped\\r\\x00\\u2028 404" in line
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        failed = logging.LogRecord("masques.server", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    assert "Traceback (most recent call last)" in formatter.format(failed).splitlines()[1]
 
 
 def test_a_line_never_keeps_a_query_string() -> None:

@@ -77,6 +77,21 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False)
 
 
+UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Characters that would break or hide a text line: controls (a line break first of all) and the
+line and paragraph separators."""
+
+
+class TextFormatter(logging.Formatter):
+    """A record as one line of plain text: its message escapes line breaks and other control
+    characters, so that a client's text in it (a request's path) cannot end the line and forge
+    another one.  A traceback, written after the message, keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        text = super().formatMessage(record)
+        return UNSHOWN.sub(lambda found: repr(found.group())[1:-1], text)
+
+
 QUERY = re.compile(r"(/[^\s?\"']*)\?[^\s\"']*")
 """A path's query string in a log line: it may hold a seat token (``/ws/matches/ID?token=...``)."""
 
@@ -141,7 +156,7 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
