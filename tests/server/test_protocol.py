@@ -128,6 +128,35 @@ def test_a_request_that_does_not_arrive_whole_in_time_gets_408_and_is_closed(
         assert api.get("/api/matches?status=all").json() == []  # the half request made nothing
 
 
+HEAD_START = b"GET /api/games HTTP/1.1\r\nHost: x\r\n"
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"GET /api/games?pad=" + b"a" * (protocol.MAX_HEAD + 1000),  # a target too long
+        b"GET /api/games HTTP/1.1\r\nHost: x\r\n" + b"X-Pad: " + b"a" * (protocol.MAX_HEAD + 1000),  # a line
+        b"GET /api/games HTTP/1.1\r\nHost: x\r\n"
+        + b"X-Pad: aaaaaaaaa\r\n" * (protocol.MAX_HEAD // 16),  # lines
+    ],
+)
+def test_a_request_head_over_the_limit_gets_431_and_is_closed(
+    quick_server: support.ThreadServer, sent: bytes
+) -> None:
+    """A request's head (its target and header lines) is kept in memory whole until it ends: one
+    that goes past the limit is refused there, not read on (the server held 300 MB of one client's
+    header lines, and kept the memory), and nothing runs.  A head below the limit is served."""
+    with socket.create_connection(_address(quick_server), timeout=30) as sock:
+        sock.sendall(sent)  # and the head never ends
+        answer = _read_all(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert json.loads(body)["code"] == "head_too_large"
+    with httpx.Client(base_url=quick_server.base_url, timeout=30) as api:
+        big = {"x-pad": "a" * (protocol.MAX_HEAD // 2)}
+        assert api.get("/healthz", headers=big).status_code == 200
+
+
 def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
     quick_server: support.ThreadServer,
 ) -> None:

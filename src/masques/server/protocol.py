@@ -25,6 +25,10 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 REQUEST_SECONDS = 30.0
 """How long a request may take to arrive whole; nginx allows 60 s between two reads of a head or a
 body, and the API's requests are at most 64 KiB."""
+MAX_HEAD = 64 * 1024
+"""Bytes a request's head (its target and header lines) may have: the parser keeps a head whole in
+memory until it ends, and without a limit one client's head of hundreds of megabytes was held (nginx
+allows about 32 KiB)."""
 STALLED_SECONDS = 20.0
 """How long a connection may leave what is written to it unread (its buffer past the high-water
 mark) before it is cut: an answer or a view waiting for a client that never reads holds the
@@ -75,6 +79,20 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
     read_deadline: asyncio.TimerHandle | None = None
     reading = False  # a request has begun and is not whole yet
     cycle_before: RequestResponseCycle | None = None  # the request's cycle until its head is read
+    in_head = True  # a request's head is being read (or the first one awaited)
+    head_bytes = 0  # the bytes received of the head being read
+    ended_here = False  # a request ended in the bytes being parsed (they are not all the next head's)
+    head_too_large = False
+
+    def data_received(self, data: bytes) -> None:
+        self.ended_here = False
+        super().data_received(data)
+        if not self.in_head or self.ended_here or self.transport.is_closing():
+            return  # a request's end, then another's beginning: only the next bytes are counted
+        self.head_bytes += len(data)
+        if self.head_bytes > MAX_HEAD:
+            self.head_too_large = True
+            self.send_400_response("head too large")
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -86,12 +104,18 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.in_head, self.head_bytes = True, 0
         self.reading = True
         self.cycle_before = self.cycle
         if self.read_deadline is None:
             self._arm()
 
+    def on_headers_complete(self) -> None:
+        self.in_head = False
+        super().on_headers_complete()
+
     def on_message_complete(self) -> None:
+        self.ended_here = True
         self.reading = False
         self.cycle_before = None
         self._disarm()
@@ -128,8 +152,13 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         """A request that is not valid HTTP (a control character in a header, a negative length):
-        refused in the API's shape, before any of the app runs, and the connection closed."""
-        self._write_refusal(b"400 Bad Request", "bad_http", MALFORMED)
+        refused in the API's shape, before any of the app runs, and the connection closed; so is a
+        head over ``MAX_HEAD`` bytes (431)."""
+        if self.head_too_large:
+            message = f"a request's head (its target and header lines) is limited to {MAX_HEAD} bytes"
+            self._write_refusal(b"431 Request Header Fields Too Large", "head_too_large", message)
+        else:
+            self._write_refusal(b"400 Bad Request", "bad_http", MALFORMED)
         self.transport.close()
 
     def _write_refusal(self, status: bytes, code: str, message: str) -> None:
