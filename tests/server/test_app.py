@@ -47,6 +47,18 @@ def test_a_method_no_route_of_a_path_takes_is_refused_with_every_method_the_path
     assert refused.status_code == 405 and refused.headers["allow"] == "POST"
 
 
+def test_a_method_the_static_files_do_not_take_is_refused_with_the_methods_they_take(
+    api: httpx.Client,
+) -> None:
+    """The built client's assets and the API docs' files are read with GET and HEAD: a 405 there
+    names them, as on every other path (it said ``Allow:`` with nothing)."""
+    for path in ("/docs/assets/swagger-ui.css", "/docs/assets/nothing.css", "/assets/index.js"):
+        for method in ("POST", "DELETE", "OPTIONS"):
+            refused = api.request(method, path)
+            assert refused.status_code == 405 and refused.json()["code"] == "method_not_allowed", path
+            assert refused.headers["allow"] == "GET, HEAD", (method, path)
+
+
 def test_head_on_the_apis_get_routes_answers_as_get_without_a_body(api: httpx.Client) -> None:
     """Monitors and link checkers send HEAD: the same status and headers as GET, no body."""
     for path in ("/api/games", "/api/matches", "/api/leaderboard?game=masker"):

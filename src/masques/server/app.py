@@ -967,6 +967,8 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
             routes.extend(included.routes)
             continue
         regex, taken = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if isinstance(getattr(route, "app", None), StaticFiles):
+            taken = {"GET", "HEAD"}  # a mount of files (the client's assets, the docs' files)
         if regex is not None and taken and regex.match(path):
             methods.update(taken)
     if "GET" in methods and path.startswith("/api/"):
