@@ -270,9 +270,9 @@ def _reading(registry: Registry, reads: list[str], before_return: Any = None) ->
 def _outbox(client: Client) -> list[dict[str, Any]]:
     messages = []
     while not client.outbox.empty():
-        text = client.outbox.get_nowait()
-        assert text is not None
-        messages.append(json.loads(text))
+        item = client.outbox.get_nowait()
+        assert item is not None
+        messages.append(json.loads(item if isinstance(item, str) else item[0]))
     return messages
 
 

@@ -190,3 +190,66 @@ def test_a_connection_with_megabytes_waiting_unread_is_dropped_before_its_outbox
 
     dropped, reader_dropped, left = support.run_async(scenario())
     assert dropped and not reader_dropped and left == 0
+
+
+def test_who_is_connected_waits_in_the_outbox_once_and_newest() -> None:
+    """A presence message still waiting last in the outbox is replaced by the next one; behind
+    another message, the next is queued after it, so what a client reads stays in order."""
+
+    async def scenario() -> tuple[list[str], int, int]:
+        sent: list[str] = []
+
+        async def read(text: str) -> None:
+            sent.append(text)
+
+        client = Client(0, read)
+        for n in range(OUTBOX * 3):  # far more than the outbox holds
+            assert client.deliver(f"presence {n}", newest_only=True)
+        assert client.deliver("state 1")
+        assert client.deliver("presence after", newest_only=True)
+        assert client.deliver("presence newest", newest_only=True)
+        waiting = client.outbox.qsize(), client.waiting_bytes
+        pump = asyncio.get_running_loop().create_task(client.pump())
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert client.deliver("presence later", newest_only=True)  # the one before was sent
+        for _ in range(10):
+            await asyncio.sleep(0)
+        pump.cancel()
+        return sent, *waiting
+
+    sent, queued, waiting_bytes = support.run_async(scenario())
+    assert sent == [f"presence {OUTBOX * 3 - 1}", "state 1", "presence newest", "presence later"]
+    assert queued == 3
+    assert waiting_bytes == len(f"presence {OUTBOX * 3 - 1}") + len("state 1") + len("presence newest")
+
+
+def test_seats_coming_and_going_do_not_drop_a_connection_that_reads_slowly(tmp_path: Path) -> None:
+    """Each seat that connects or leaves tells everyone who is connected: a burst of them, while
+    a connection's writer is held up, replaces the one waiting instead of filling its outbox."""
+
+    async def scenario() -> tuple[bool, bool]:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+
+            async def never_read(text: str) -> None:
+                await asyncio.Event().wait()
+
+            async def read(text: str) -> None:
+                return None
+
+            slow = Client(0, never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
+            await registry.connect(match, slow)
+            for _ in range(OUTBOX * 2):
+                other = Client(1, read, seat_token=hash_token(tokens[1]))
+                await registry.connect(match, other)
+                await registry.disconnect(match, other)
+            kept = not slow.dropped and slow in match.clients
+            for _ in range(OUTBOX + 1):  # moves' views still count: one per message
+                registry.deliver_views(match)
+            return kept, slow.dropped
+
+    kept, dropped_by_views = support.run_async(scenario())
+    assert kept
+    assert dropped_by_views

@@ -166,7 +166,9 @@ class Client:
     session: str | None = None  # the hash of the session it was opened with (None: none, or a token)
     seat_token: str | None = None  # the hash of the seat token it was opened with (None: none)
     held: int | None = None  # a spectator's: the seat its person holds, which a bot plays or played
-    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
+    # A message in a one-item list is one of which only the newest matters (who is connected).
+    outbox: asyncio.Queue[str | list[str] | None] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
+    latest: list[str] | None = None  # such a message while it waits last in the outbox
     dropped: bool = False
     close_code: int = 1013  # a dropped connection's close: too slow (it may reconnect at once)
     waiting_bytes: int = 0  # the length of the messages in the outbox
@@ -176,20 +178,31 @@ class Client:
     histories_reading: int = 0
     lines_held: list[ChatRow] = field(default_factory=list)
 
-    def deliver(self, message: str | dict[str, Any]) -> bool:
-        """Queue a message (a dict or its JSON text); False once the connection is dropped."""
+    def deliver(self, message: str | dict[str, Any], *, newest_only: bool = False) -> bool:
+        """Queue a message (a dict or its JSON text); False once the connection is dropped.
+
+        ``newest_only``: a message that replaces the one before it of its kind (who is connected):
+        if that one still waits last in the outbox, it is replaced there.  Connections coming and
+        going then never fill the outbox of a client that reads while the server is busy."""
         if self.dropped:
             return False
         text = message if isinstance(message, str) else json_text(message)
-        if self.waiting_bytes and self.waiting_bytes + len(text) > OUTBOX_BYTES:
+        waiting = self.latest if newest_only else None
+        growth = len(text) - (len(waiting[0]) if waiting is not None else 0)
+        if self.waiting_bytes and self.waiting_bytes + growth > OUTBOX_BYTES:
             self.drop()
             return False
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.drop()
-            return False
-        self.waiting_bytes += len(text)
+        if waiting is not None:
+            waiting[0] = text
+        else:
+            item: str | list[str] = [text] if newest_only else text
+            try:
+                self.outbox.put_nowait(item)
+            except asyncio.QueueFull:
+                self.drop()
+                return False
+            self.latest = item if isinstance(item, list) else None
+        self.waiting_bytes += growth
         return True
 
     def holds(self, match: LiveMatch) -> bool:
@@ -212,6 +225,7 @@ class Client:
         if self.dropped:
             return
         self.close_code = code
+        self.latest = None
         try:
             self.outbox.put_nowait(None)
         except asyncio.QueueFull:
@@ -228,14 +242,18 @@ class Client:
             except asyncio.QueueEmpty:
                 break
         self.waiting_bytes = 0
+        self.latest = None
         self.outbox.put_nowait(None)
 
     async def pump(self) -> None:
         """Write queued messages until the connection is dropped or its socket fails."""
         while True:
-            text = await self.outbox.get()
-            if text is None:
+            item = await self.outbox.get()
+            if item is None:
                 return
+            if item is self.latest:
+                self.latest = None
+            text = item if isinstance(item, str) else item[0]
             self.waiting_bytes -= len(text)
             try:
                 await self.send_text(text)
@@ -2754,7 +2772,7 @@ class Registry:
             self._send_presence(match, everyone=True)
             return
         if client is not None:
-            client.deliver(presence_of(match))
+            client.deliver(presence_of(match), newest_only=True)
         if match.presence_task is None or match.presence_task.done():
             match.presence_task = asyncio.get_running_loop().create_task(self._presence_later(match))
 
@@ -2765,7 +2783,7 @@ class Registry:
     def _send_presence(self, match: LiveMatch, *, everyone: bool) -> None:
         text = json_text(presence_of(match))
         for client in list(match.clients):
-            if (everyone or client.seat is not None) and not client.deliver(text):
+            if (everyone or client.seat is not None) and not client.deliver(text, newest_only=True):
                 self._gone(match, client)
 
 
