@@ -118,6 +118,28 @@ def test_nobody_but_the_account_takes_a_name_that_looks_like_its_username(server
         assert names == ["Paulette", "Paula", username]
 
 
+def test_a_name_with_look_alike_digits_dashes_or_letters_is_an_account_s(server: Any) -> None:
+    """Usernames hold digits and dashes too: a Cyrillic "З" passes for a 3, a "б" for a 6, a
+    Unicode hyphen or minus sign for "-"; and a Greek lunate sigma passes for a "c" (though its
+    compatibility form is a final sigma)."""
+    base = unique("mac")
+    username = f"{base}-36"
+    twins = (
+        f"{base}\u2010\u04176",  # a hyphen, a Cyrillic capital ze
+        f"{base}\u22123\u0431",  # a minus sign, a Cyrillic small be
+        f"{base}\u2011\u0417\u0431",
+        f"ma\u03f2{base[3:]}-36",  # a Greek lunate sigma
+    )
+    with browser(server) as owner, browser(server) as other, browser(server) as guest:
+        signup(owner, username)
+        match_id = support.create_match(other, "masker", {"players": 2}, ["human"] * 2)["id"]
+        for twin in twins:
+            error(other.post(f"/api/matches/{match_id}/join", json={"name": twin}), 409, "name_taken")
+            error(guest.post("/api/guest", json={"name": twin}), 409, "name_taken")
+        assert not any(s["taken"] for s in support.summary(other, match_id)["seats"])
+        assert guest.get("/api/me").json()["player"] is None  # no guest was made
+
+
 @pytest.mark.parametrize(
     ("username", "password", "code"),
     [

@@ -209,10 +209,14 @@ def visible(text: str) -> bool:
 
 def skeleton(text: str) -> str:
     """What ``text`` looks like: in its compatibility form (full-width and mathematical letters as
-    the plain ones), characters drawn as nothing dropped and blanks as one space, each letter or
-    digit that passes for a Latin one (by Unicode's confusables) written as that letter, marks
-    dropped, in lower case, and the Latin letters that pass for each other ("I" and "l", "rn" and
-    "m", "vv" and "w") written alike.  Two names with one skeleton read as one name."""
+    the plain ones), characters drawn as nothing dropped and blanks as one space, each letter,
+    digit or dash that passes for a Latin letter, an ASCII digit or a dash (by Unicode's
+    confusables: a Cyrillic "З" for a 3, a hyphen for "-") written as that one, marks dropped, in
+    lower case, and the Latin letters that pass for each other ("I" and "l", "rn" and "m", "vv"
+    and "w") written alike.  Characters are also read so before their compatibility form, which
+    can lose the look (a Greek lunate sigma, drawn as a "c", is a final sigma in that form).  Two
+    names with one skeleton read as one name."""
+    text = "".join(_latin_look_alike(c) for c in text)
     drawn = "".join(
         " " if c in BLANKS else c
         for c in unicodedata.normalize("NFKC", text)
@@ -226,11 +230,23 @@ def skeleton(text: str) -> str:
 
 @functools.cache
 def _latin_look_alike(char: str) -> str:
+    """The ASCII letter ``char`` passes for; else, for a character that is not ASCII, the ASCII
+    digit, dash or underline it passes for (those of usernames: an ASCII one stays itself, and
+    the looks of usernames kept in storage stay what they were); else ``char``."""
     if char.isascii() and char.isalpha():
         return char
-    for glyph in confusables.confusables_data.get(char, ()):
-        if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalpha():
-            return str(glyph["c"])
+    glyphs = [
+        str(glyph["c"])
+        for glyph in confusables.confusables_data.get(char, ())
+        if len(glyph["c"]) == 1 and glyph["c"].isascii()
+    ]
+    for glyph in glyphs:
+        if glyph.isalpha():
+            return glyph
+    if not char.isascii():
+        for glyph in glyphs:
+            if glyph.isdigit() or glyph in "-_":
+                return _latin_look_alike(glyph)
     return char
 
 
