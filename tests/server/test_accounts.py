@@ -782,6 +782,32 @@ def test_the_session_cookie_is_httponly_samesite_and_secure_over_https(server: A
         assert "max-age=0" in stale and "httponly" in stale and "samesite=lax" in stale
 
 
+def test_over_https_a_cookie_planted_from_another_subdomain_is_no_session(server: Any) -> None:
+    """A page of a sibling subdomain (or a plain-http one on the way) can set a cookie for the
+    whole domain under the session cookie's name, after the real one: the server would read the
+    last.  Over HTTPS the session cookie is a ``__Host-`` one, which only this host, over HTTPS,
+    can set: a planted cookie of the plain name is nobody's session."""
+    tls = {"x-forwarded-proto": "https"}  # behind a TLS proxy on the same host (uvicorn trusts 127.0.0.1)
+    with browser(server) as victim, browser(server) as attacker:
+        credentials = {"username": unique("Vic"), "password": PASSWORD}
+        answer = victim.post("/api/signup", json=credentials, headers=tls)
+        assert answer.status_code == 201
+        cookie = next(c for c in answer.headers.get_list("set-cookie") if "session" in c.split("=")[0])
+        name, token = cookie.split(";")[0].split("=", 1)
+        assert name == "__Host-" + COOKIE and "; secure" in cookie.lower() and "domain" not in cookie.lower()
+        planted = attacker.post("/api/guest", json={"name": "Mallory"}, headers=tls)
+        planted_token = next(
+            c.split(";")[0].split("=", 1)[1] for c in planted.headers.get_list("set-cookie") if "session" in c
+        )
+        both = {**tls, "cookie": f"{name}={token}; {COOKIE}={planted_token}"}
+        with browser(server) as page:
+            assert page.get("/api/me", headers=both).json()["player"]["id"] == answer.json()["player"]["id"]
+            alone = {**tls, "cookie": f"{COOKIE}={planted_token}"}
+            assert page.get("/api/me", headers=alone).json()["player"] is None
+            gone = page.post("/api/logout", headers={**both, "x-csrf-token": answer.json()["csrf"]})
+            assert gone.status_code == 204 and f"{name}=" in gone.headers["set-cookie"]
+
+
 def _disable(url: str, player_id: str) -> None:
     """As ``masques users disable`` does: straight in the database, from another process."""
     engine = create_engine(url)

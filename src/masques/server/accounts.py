@@ -37,6 +37,10 @@ from .security import reserved_name, skeleton
 log = logging.getLogger("masques.accounts")
 
 COOKIE = "masques_session"
+SECURE_COOKIE = "__Host-" + COOKIE
+"""The session cookie's name over HTTPS: a ``__Host-`` cookie is one only this host can set, over
+HTTPS, for every path, so a page of a sibling subdomain (or a plain-http one on the way) cannot
+plant one of its own sessions in a visitor's browser under the name the server reads."""
 CSRF_HEADER = "x-csrf-token"
 SESSION_IDLE_SECONDS = 30 * 24 * 3600
 DEVICE_COOKIE = "masques_device"

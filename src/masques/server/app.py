@@ -44,7 +44,7 @@ from ..engine import (
 )
 from ..extras import require
 from . import boards, heap, learn, people
-from .accounts import COOKIE, LoginGuard, SharedLoginGuard
+from .accounts import LoginGuard, SharedLoginGuard
 from .analysis import Analyses
 from .analysis import hint as give_hint
 from .errors import DATABASE_AWAY, REFUSED_OR_AWAY, ServerError, Unhandled, no_body, unavailable
@@ -890,7 +890,7 @@ def create_app(
         """The connection's session and signed-in player (their seat, their name in the spectators'
         chat): only for a page of this site (a page elsewhere must not use a visitor's cookie to
         play for them)."""
-        if COOKIE not in websocket.cookies:
+        if people.session_cookie(websocket) not in websocket.cookies:
             return None
         if not people.same_origin(websocket):
             raise ServerError(403, "csrf", "a connection from another site's page is refused")

@@ -16,7 +16,7 @@ from starlette.requests import HTTPConnection
 
 from ..engine import EngineError, game_class
 from . import accounts
-from .accounts import COOKIE, CSRF_HEADER, LoginGuard
+from .accounts import COOKIE, CSRF_HEADER, SECURE_COOKIE, LoginGuard
 from .errors import ServerError, no_body
 from .limits import client_key
 from .matches import BAD_SESSION, Player, Registry
@@ -78,10 +78,15 @@ def me(signed: SignedIn | None) -> dict[str, Any]:
     }
 
 
+def session_cookie(connection: HTTPConnection) -> str:
+    """The name of the session cookie for this connection: over HTTPS, :data:`SECURE_COOKIE`."""
+    return SECURE_COOKIE if connection.url.scheme in ("https", "wss") else COOKIE
+
+
 async def signed_in(connection: HTTPConnection) -> SignedIn | None:
     """The request's session, or None without a cookie.  A cookie that names no live session (forged,
     expired, logged out, a disabled account) is refused: 401 ``bad_session``."""
-    token = connection.cookies.get(COOKIE)
+    token = connection.cookies.get(session_cookie(connection))
     if not token:
         return None
     storage: Storage = connection.app.state.storage
@@ -188,13 +193,13 @@ async def optional_session(request: Request) -> SignedIn | None:
 def _drop_cookie(request: Request, response: Response) -> None:
     """Tell the browser to forget the session cookie, with the same attributes as it was set."""
     response.delete_cookie(
-        COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https"
+        session_cookie(request), path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https"
     )
 
 
 def _set_cookie(request: Request, response: Response, token: str) -> None:
     response.set_cookie(
-        COOKIE,
+        session_cookie(request),
         token,
         max_age=accounts.SESSION_IDLE_SECONDS,
         path="/",
@@ -273,7 +278,7 @@ def router(guard: LoginGuard) -> APIRouter:
             _drop_cookie(request, response)
             return me(None)
         if signed is not None:  # the page asks at each load: the cookie lives 30 days from the last use
-            _set_cookie(request, response, request.cookies[COOKIE])
+            _set_cookie(request, response, request.cookies[session_cookie(request)])
         return me(signed)
 
     @api.post("/api/guest", responses=errors(400, 403, 409, 413))
