@@ -1000,6 +1000,9 @@ def test_logging_out_a_session_that_has_ended_still_logs_out(server: Any) -> Non
         *("\u0395xpert bot", "Expert b0t", "\u0415\u0445\u0440\u0435rt bot", "\u0391DM\u0399N", "adrnin"),
         # a blank drawn between the words, a joiner drawn as nothing, mathematical letters
         *("Expert\u3164bot", "Exp\u200dert bot", "\U0001d404xpert bot"),
+        # a bot's number written with a look-alike (a Cyrillic ze for 3, a tone two for 2) or in
+        # another script's digits
+        *("Expert bot \u0417", "Random bot \u01a7", "Hard bot \u0662"),
     ],
 )
 def test_a_name_that_reads_as_a_bots_or_the_sites_is_refused(

@@ -172,12 +172,22 @@ for a bot as the client labels bots ("Expert bot", "robot fort")."""
 
 
 def reserved_name(name: str) -> bool:
-    """Whether ``name`` would read as a bot or as the site itself (a number after it too: the
-    client numbers a level's second bot, "Expert bot 2"), letters that look alike read as one: a
-    Greek or Cyrillic "Е", a "0" for an "o", an accented letter for the plain one."""
+    """Whether ``name`` would read as a bot or as the site itself (a number after it too, in any
+    script's digits or in characters that pass for digits: the client numbers a level's second
+    bot, "Expert bot 2"), letters that look alike read as one: a Greek or Cyrillic "Е", a "0" for
+    an "o", an accented letter for the plain one."""
     drawn = unicodedata.normalize("NFKC", name)
     letters = "".join(c for c in drawn if c.isalnum() and c not in BLANKS and not ignorable(c))
-    return skeleton(letters.rstrip("0123456789")) in _RESERVED_SKELETONS
+    looks = (skeleton(_without_number(letters)), _without_number(skeleton(letters)))
+    return any(look in _RESERVED_SKELETONS for look in looks)
+
+
+def _without_number(text: str) -> str:
+    """``text`` without the digits (of any script) it ends with."""
+    end = len(text)
+    while end and text[end - 1].isdecimal():
+        end -= 1
+    return text[:end]
 
 
 BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
