@@ -1128,3 +1128,49 @@ def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_ot
                 player.stop()
 
     run_async(scenario())
+
+
+def test_a_move_committed_though_its_acknowledgement_was_lost_reaches_the_other_process(
+    tmp_path: Path,
+) -> None:
+    """The database commits a move but the connection is lost before it says so: the write is
+    tried again, finds its version taken, and this process catches up with its own move.  The
+    other processes were never told of it: the player to move there must still see it, not wait
+    on the old position for ever."""
+    from sqlalchemy.exc import OperationalError
+
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match = await a.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await a.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+            there = await b.get(match.id)
+            seen: list[str] = []
+
+            async def send(text: str) -> None:
+                seen.append(text)
+
+            mover = match.state.current_player
+            watcher = Client(1 - mover, send, seat_token=hash_token(tokens[1 - mover]))
+            await b.connect(there, watcher)
+            pump = asyncio.get_running_loop().create_task(watcher.pump())
+            write = a.storage.append_actions
+            lost: list[int] = []
+
+            def committed_unacknowledged(appends: list[Any]) -> None:
+                write(appends)
+                if not lost:
+                    lost.append(appends[0].number)
+                    raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+
+            a.storage.append_actions = committed_unacknowledged  # type: ignore[method-assign]
+            version = match.version
+            with pytest.raises(ServerError):
+                await a.submit(match, mover, match.state.legal_actions()[0], version)
+            assert lost == [version] and match.version == version + 1  # caught up with its own move
+            await _until(lambda: there.version == match.version, "the other process to see the move")
+            await _until(lambda: any(f'"version":{match.version}' in t for t in seen), "the view there")
+            pump.cancel()
+
+    run_async(scenario())

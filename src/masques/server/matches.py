@@ -1540,6 +1540,11 @@ class Registry:
             # catch up, show this process's connections what it committed, and refuse.
             if await self._catch_up(match):
                 self.deliver_views(match)
+                if self.fanout is not None and match.actors[version : version + 1] == [seat]:
+                    # Perhaps this very move, committed though its acknowledgement was lost (the
+                    # connection dropped at the commit): then no process told the others of it.
+                    # A change they already know of costs them one read.
+                    await self.fanout.publish(match.id)
             if match.status != "running":
                 raise ServerError(409, "not_running", f"the match is {match.status}") from None
             raise ServerError(
