@@ -4,6 +4,7 @@ and carries on; every connection is told who is connected."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -253,3 +254,41 @@ def test_seats_coming_and_going_do_not_drop_a_connection_that_reads_slowly(tmp_p
     kept, dropped_by_views = support.run_async(scenario())
     assert kept
     assert dropped_by_views
+
+
+def test_a_connections_first_message_is_its_view_even_if_another_seat_arrives_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """Telling the other processes of an arrival waits on Redis; another seat's arrival told to
+    every connection meanwhile comes after the new connection's view, not before it."""
+
+    async def scenario() -> str:
+        async with support.sqlite_registry(tmp_path) as registry:
+            match = await registry.create("masker", {"players": 2}, ["human", "human"])
+            tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
+
+            async def never_read(text: str) -> None:
+                await asyncio.Event().wait()
+
+            first = Client(0, never_read, seat_token=hash_token(tokens[0]))
+            other = Client(1, never_read, seat_token=hash_token(tokens[1]))
+
+            class Fanout:
+                """Redis, slow enough for the other seat to arrive while seat 0's is told."""
+
+                async def arrived(self, match_id: str, seat: int) -> None:
+                    if seat == 0:
+                        match.clients.add(other)
+                        registry._presence_changed(match, other)
+                    await asyncio.sleep(0)
+
+            registry.fanout = Fanout()  # type: ignore[assignment]
+            try:
+                await registry.connect(match, first)
+            finally:
+                registry.fanout = None
+            item = first.outbox.get_nowait()
+            assert item is not None
+            return json.loads(item if isinstance(item, str) else item[0])["type"]
+
+    assert support.run_async(scenario()) == "state"

@@ -2717,9 +2717,11 @@ class Registry:
         match.last_used = time.monotonic()
         if client.seat is not None:
             match.seats[client.seat].away_since = None
-            if self.fanout is not None:  # the other processes' clients see it arrive
-                await self.fanout.arrived(match.id, client.seat)
+        # Its view first: while the arrival is told to the other processes, another seat's may be
+        # told to every connection here, and a connection's first message is its view.
         client.deliver(match.view(client.seat, held=client.held))
+        if client.seat is not None and self.fanout is not None:  # the other processes' see it arrive
+            await self.fanout.arrived(match.id, client.seat)
         self._presence_changed(match, client)
         await self._send_chat(match, client)
 
