@@ -1053,6 +1053,16 @@ def test_mk_14a_changes_nothing_in_2d(players: int) -> None:
             state.apply(rng.choice(legal))
 
 
+def test_mk_14a_a_2d_step_onto_the_runner_is_refused_without_naming_the_3d_rule() -> None:
+    """MK-14a is a 3D rule: in 2D nothing lies beneath the runner, so the reason must not offer it."""
+    state = build(2, FULL, [R, Y])
+    with pytest.raises(IllegalActionError) as info:
+        state.apply(state.runner)
+    assert "MK-14a" not in str(info.value)
+    assert "beneath" not in str(info.value)
+    assert "runner is already there" in str(info.value)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_mk_14_3d_actions_stay_on_the_3x3_board(players: int) -> None:
     g = game(players, "3d")

@@ -433,6 +433,8 @@ class MaskerState(State):
         if action >= self.game.cells or not self.stacks[action]:
             return "there is no cross there"
         if action == self.runner:
+            if not self.game.is_3d:  # MK-14a is a 3D rule: in 2D nothing lies beneath the runner
+                return "the runner is already there: a step moves it onto another cross (MK-5)"
             return (
                 "the runner is already there; it takes the cross beneath it only by a free step when"
                 " no other stack holds a cross (MK-14a)"
