@@ -22,6 +22,15 @@ def _connected(message: dict[str, Any]) -> list[bool]:
     return [s["connected"] for s in message["match"]["seats"]]
 
 
+async def _never_read(text: str) -> None:
+    """A connection's writer held up for ever (its client reads nothing)."""
+    await asyncio.Event().wait()
+
+
+async def _read(text: str) -> None:
+    return None
+
+
 def test_presence_shows_who_is_connected(server: Any, api: httpx.Client) -> None:
     created = support.create_match(api, "mascarade", {"players": 3}, ["human", "human", "random"], seed=5)
     match_id = created["id"]
@@ -150,10 +159,7 @@ def test_a_connection_dropped_for_falling_behind_leaves_its_seat_away(tmp_path: 
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
 
-            async def never_read(text: str) -> None:
-                await asyncio.Event().wait()
-
-            slow = Client(0, never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
+            slow = Client(0, _never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
             await registry.connect(match, slow)
             assert match.seats[0].away_since is None
             for _ in range(OUTBOX + 1):
@@ -171,13 +177,8 @@ def test_a_connection_with_megabytes_waiting_unread_is_dropped_before_its_outbox
     has been sent does not count."""
 
     async def scenario() -> tuple[bool, bool, int]:
-        async def never_read(text: str) -> None:
-            await asyncio.Event().wait()
 
-        async def read(text: str) -> None:
-            return None
-
-        slow, reader = Client(None, never_read), Client(None, read)
+        slow, reader = Client(None, _never_read), Client(None, _read)
         pump = asyncio.get_running_loop().create_task(reader.pump())
         big = "x" * (OUTBOX_BYTES // 3)
         for _ in range(3):
@@ -234,16 +235,10 @@ def test_seats_coming_and_going_do_not_drop_a_connection_that_reads_slowly(tmp_p
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
 
-            async def never_read(text: str) -> None:
-                await asyncio.Event().wait()
-
-            async def read(text: str) -> None:
-                return None
-
-            slow = Client(0, never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
+            slow = Client(0, _never_read, seat_token=hash_token(tokens[0]))  # its pump never runs
             await registry.connect(match, slow)
             for _ in range(OUTBOX * 2):
-                other = Client(1, read, seat_token=hash_token(tokens[1]))
+                other = Client(1, _read, seat_token=hash_token(tokens[1]))
                 await registry.connect(match, other)
                 await registry.disconnect(match, other)
             kept = not slow.dropped and slow in match.clients
@@ -267,11 +262,8 @@ def test_a_connections_first_message_is_its_view_even_if_another_seat_arrives_me
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             tokens = [(await registry.join(match, f"p{seat}", seat))[1] for seat in (0, 1)]
 
-            async def never_read(text: str) -> None:
-                await asyncio.Event().wait()
-
-            first = Client(0, never_read, seat_token=hash_token(tokens[0]))
-            other = Client(1, never_read, seat_token=hash_token(tokens[1]))
+            first = Client(0, _never_read, seat_token=hash_token(tokens[0]))
+            other = Client(1, _never_read, seat_token=hash_token(tokens[1]))
 
             class Fanout:
                 """Redis, slow enough for the other seat to arrive while seat 0's is told."""
