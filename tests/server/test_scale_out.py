@@ -464,6 +464,43 @@ def test_bots_whose_move_another_process_made_first_are_left_to_it(
     run_async(scenario())
 
 
+def test_bots_whose_server_is_stopping_stop_with_it_and_let_the_event_loop_run(tmp_path: Path) -> None:
+    """A bot's move refused before anything is awaited (the writer stopping) ended in a loop that
+    tried again at once, for ever: it held the event loop, so nothing else ran and the loop's task
+    could not even be cancelled."""
+
+    async def scenario() -> None:
+        async with _here_and_there(tmp_path, among_others=False) as (here, _):
+            here._schedule_bots = lambda match: None  # type: ignore[method-assign]
+            match = await here.create("masker", {"players": 2}, ["random", "random"])
+            here.commits.close()
+            decide, decisions = here._decide, 0
+
+            async def counted(*args: Any, **kwargs: Any) -> int:
+                nonlocal decisions
+                decisions += 1
+                assert decisions < 100, "the bot loop tries again and again without a pause"
+                return await decide(*args, **kwargs)
+
+            here._decide = counted  # type: ignore[method-assign]
+            ticks = 0
+
+            async def ticking() -> None:
+                nonlocal ticks
+                while True:
+                    ticks += 1
+                    await asyncio.sleep(0)
+
+            ticker = asyncio.ensure_future(ticking())
+            try:
+                await asyncio.wait_for(here._run_bots(match), TIMEOUT)
+            finally:
+                ticker.cancel()
+            assert match.version == 0 and decisions == 1 and ticks > 0
+
+    run_async(scenario())
+
+
 def test_bots_left_to_another_process_stay_left_until_it_falls_quiet(tmp_path: Path) -> None:
     """Once another process has moved first for a match's bots, its later moves reach this one and
     are shown here, but do not start the bots here again (both processes would think every move,
@@ -608,6 +645,15 @@ def test_one_process_alone_takes_up_a_running_match_it_does_not_hold(
     run_async(scenario())
 
 
+def _as_if_its_process_died(registry: Registry, match_id: str) -> None:
+    """Forget a match as a process that died would: out of memory, and nothing of it running on
+    (its absent seats' grace would give them to bots that play on beside the match taken up)."""
+    match = registry.matches.pop(match_id)
+    for task in (match.bot_task, match.clock_task, match.presence_task, match.away_task):
+        if task is not None:
+            task.cancel()
+
+
 def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: Path) -> None:
     """A match whose people were connected to a process that died, and did not come back: once its
     turn has been quiet for a grace period, with none of its seats connected anywhere, another
@@ -642,7 +688,7 @@ def test_a_peoples_match_whose_process_is_gone_is_taken_up_by_another(tmp_path: 
                 for seat in (0, 1):
                     await registry.join(match, f"p{seat}", seat)
                 made.append(match.id)
-                del registry.matches[match.id]  # as if the process that held it had died
+                _as_if_its_process_died(registry, match.id)
             # the second match's people are connected to a process still alive
             registry.fanout = Presence({made[1]})  # type: ignore[assignment]
             assert await registry.adopt_stalled() == 0  # not quiet for long yet

@@ -113,6 +113,10 @@ PASSING_SECONDS = 5.0
 EXPIRY_ROUNDS = 6
 """Open matches are checked for expiry every this many sweeps."""
 BOT_RETRY_SECONDS = (1.0, 5.0, 30.0)
+BOT_REFUSED_SECONDS = 0.5
+"""The pause before a bot's move is tried again when it was refused and nothing changed: a refusal
+is raised before anything is awaited, and a loop that tried again at once would never let the
+event loop run (nor be cancelled)."""
 CLOCK_POLL = 1.0
 """A running clock looks at the time at least this often (the registry's clock may be set, not run)."""
 """Waits before a bot loop that failed (e.g. the database was away) starts again."""
@@ -2391,10 +2395,19 @@ class Registry:
                     continue
                 try:
                     await self._commit(match, seat, action, version)
-                except ServerError:
-                    if match.version != version and self._left_to_another_process(match, remote):
-                        return  # another process moved first (a failed write alone is tried again)
-                    continue  # look again
+                except ServerError as refused:
+                    if refused.code == "stopping":
+                        return  # the server is stopping, and these bots with it
+                    if match.version != version:
+                        if self._left_to_another_process(match, remote):
+                            return  # another process moved first
+                        continue  # look again
+                    failed = True  # nothing changed: the move is tried again after a pause
+                else:
+                    failed = False
+            if failed:
+                await asyncio.sleep(BOT_REFUSED_SECONDS)
+                continue
             await self.broadcast(match)
 
     def _left_to_another_process(self, match: LiveMatch, remote: int) -> bool:
