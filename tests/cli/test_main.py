@@ -209,12 +209,14 @@ def test_serve_is_configured_from_the_environment_and_flags_win(
         "MASQUES_LOG_FORMAT": "text",
         "MASQUES_BOT_QUEUE": "redis",
         "MASQUES_FORWARDED_ALLOW_IPS": "10.0.0.2",
+        "MASQUES_DB_WRITER": "thread",
     }
     result = runner.invoke(app, ["serve", "--port", "8124"], env=env)
     assert result.exit_code == 0, result.output
     limits = made["limits"]
     assert (made["url"], made["bot_workers"], made["redis_url"]) == (database, 3, "redis://127.0.0.1:1/0")
     assert made["bot_queue"] == "redis"
+    assert made["writer"] == "thread"
     assert made["settle_heap"] is True  # the served process tunes its collector once started
     assert made["ws_per_message_deflate"] is False  # off unless asked for
     assert made["forwarded_allow_ips"] == "10.0.0.2"

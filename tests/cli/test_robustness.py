@@ -568,6 +568,7 @@ def test_serve_and_worker_refuse_what_cannot_work_in_one_line(args: list[str], f
     [
         (["--bot-queue", "foo"], "--bot-queue is one of embedded, redis, not 'foo'"),
         (["--bot-queue", "redis"], "--bot-queue redis needs a Redis URL"),
+        (["--db-writer", "fibre"], "--db-writer is one of process, thread, not 'fibre'"),
     ],
 )
 def test_serve_refuses_a_bad_bot_queue_before_touching_the_database(

@@ -110,12 +110,17 @@ check every view against a replay (the limits and the seed rule have their own t
 
 @asynccontextmanager
 async def sqlite_registry(
-    folder: Path, *, limits: Limits = RELAXED, clock: Callable[[], float] = time.time
+    folder: Path,
+    *,
+    limits: Limits = RELAXED,
+    clock: Callable[[], float] = time.time,
+    writer: str | None = None,
 ) -> AsyncIterator[Registry]:
-    """One server process's live matches (a registry) on a fresh SQLite file, closed after."""
+    """One server process's live matches (a registry) on a fresh SQLite file, closed after.
+    ``writer="thread"`` for a test that replaces a storage method in this process."""
     storage = Storage(f"sqlite:///{folder / 'matches.db'}")
     storage.migrate()
-    registry = Registry(storage, limits=limits, bot_workers=1, clock=clock)
+    registry = Registry(storage, limits=limits, bot_workers=1, clock=clock, writer=writer)
     try:
         yield registry
     finally:
@@ -170,6 +175,7 @@ class ThreadServer:
         limits: Limits = RELAXED,
         bot_pool: Any = None,
         clock: Callable[[], float] = time.time,
+        writer: str | None = None,
     ) -> None:
         self.database_url = database_url
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -177,7 +183,12 @@ class ThreadServer:
         self.sock.bind((HOST, 0))
         self.port = int(self.sock.getsockname()[1])
         self.app = create_app(
-            database_url, bot_workers=bot_workers, limits=limits, bot_pool=bot_pool, clock=clock
+            database_url,
+            bot_workers=bot_workers,
+            limits=limits,
+            bot_pool=bot_pool,
+            clock=clock,
+            writer=writer,
         )
         config = uvicorn.Config(
             self.app,

@@ -4,6 +4,11 @@ connection stays open, and once the database is back the same request goes throu
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,6 +18,16 @@ from sqlalchemy.exc import OperationalError
 
 from masques.server.errors import UNAVAILABLE_RETRY
 from masques.server.storage import Storage
+
+
+@pytest.fixture(scope="module", params=support.BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The app, writing from a thread of this process: the tests replace the storage's methods
+    here, which a writing process of its own would not see."""
+    url = support.fresh_database_url(request.param, tmp_path_factory.mktemp("server"))
+    running = support.ThreadServer(url, bot_workers=2, writer="thread").start()
+    yield running
+    running.stop()
 
 
 def _away(*args: Any, **kwargs: Any) -> None:
@@ -42,17 +57,23 @@ def test_a_request_the_database_cannot_serve_is_refused_with_503_and_does_nothin
     assert api.post("/api/matches", json=body).status_code == 201  # back: the same request goes through
 
 
+def _two_people_connected(api: httpx.Client, ws_url: str) -> tuple[str, list[Any], Any, int]:
+    """A new match of two people, both connected: its id, their connections, the one to move and
+    a legal move of theirs."""
+    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+    tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)}
+    conns = support.seat_conns(ws_url, match_id, tokens)
+    for conn in conns:
+        conn.wait_version(0)
+    mover = next(c for c in conns if c.state is not None and c.state["your_turn"])
+    return match_id, conns, mover, mover.state["legal"][0]["id"]
+
+
 def test_a_move_the_database_cannot_commit_is_refused_and_the_connection_stays(
     server: Any, api: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
-    tokens = {seat: support.join(api, match_id, f"p{seat}", seat)["token"] for seat in (0, 1)}
-    conns = support.seat_conns(server.ws_url, match_id, tokens)
+    match_id, conns, mover, action = _two_people_connected(api, server.ws_url)
     try:
-        for conn in conns:
-            conn.wait_version(0)
-        mover = next(c for c in conns if c.state is not None and c.state["your_turn"])
-        action = mover.state["legal"][0]["id"]
         with monkeypatch.context() as patched:
             patched.setattr(Storage, "append_actions", _away)
             patched.setattr(Storage, "append_action", _away)
@@ -67,6 +88,40 @@ def test_a_move_the_database_cannot_commit_is_refused_and_the_connection_stays(
     finally:
         for conn in conns:
             conn.close()
+
+
+def test_a_move_whose_writing_process_dies_is_refused_and_the_same_move_then_goes_through(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of the process that writes a SQLite file, while it holds a move: the move is refused
+    as one the database could not serve, the connection stays, and sent again it is written by the
+    writing process started in its place."""
+    running = support.ThreadServer(f"sqlite:///{tmp_path / 'site.db'}", bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=running.base_url, timeout=support.TIMEOUT) as api:
+            match_id, conns, mover, action = _two_people_connected(api, running.ws_url)
+            try:
+                commits = running.app.state.registry.commits
+                writer = commits._process.pid
+                os.kill(writer, signal.SIGSTOP)  # it takes the move but cannot write it
+                mover.act(action, 0)
+                deadline = time.monotonic() + support.TIMEOUT
+                while not (commits._pending and not commits._unsent and not commits._out):
+                    assert time.monotonic() < deadline, "the move never reached the writing process"
+                    time.sleep(0.01)  # the move is sent to it, not yet answered
+                os.kill(writer, signal.SIGKILL)
+                refusal = mover.recv_type("error")
+                assert (refusal["code"], refusal["version"]) == ("unavailable", 0)
+                assert support.summary(api, match_id)["version"] == 0
+                mover.act(action, 0)
+                assert mover.wait_version(1)["version"] == 1
+                assert support.committed_actions(running.database_url, match_id) == [action]
+                assert running.app.state.registry.commits._process.pid != writer
+            finally:
+                for conn in conns:
+                    conn.close()
+    finally:
+        running.stop()
 
 
 def test_a_background_task_the_database_fails_logs_one_warning_line(caplog: pytest.LogCaptureFixture) -> None:

@@ -104,7 +104,7 @@ def test_a_last_join_whose_start_was_not_written_leaves_the_match_open_and_its_r
     monkeypatch.setattr(storage, "start_match", start_once_failing)
 
     async def scenario() -> None:
-        registry = Registry(storage, limits=support.RELAXED, bot_workers=1)
+        registry = Registry(storage, limits=support.RELAXED, bot_workers=1, writer="thread")
         try:
             match = await registry.create("masker", {"players": 2}, ["human", "human"])
             await registry.join(match, "ann", 0)

@@ -666,6 +666,15 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             envvar="MASQUES_REDIS_URL", help="Redis URL: several servers on one database share matches."
         ),
     ] = None,
+    db_writer: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MASQUES_DB_WRITER",
+            help="Where this server writes to its database: 'process' (a process of its own, the "
+            "default on a SQLite file) or 'thread' (a thread of the server's process, the default "
+            "on PostgreSQL).",
+        ),
+    ] = None,
     rate_limits: Annotated[
         str | None,
         typer.Option(
@@ -746,6 +755,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
 
     from ..extras import MissingExtraError
     from ..server.app import MAX_MESSAGE, create_app
+    from ..server.commits import WRITERS
     from ..server.limits import Limits
     from ..server.matches import BOT_QUEUES
     from ..server.protocol import http_protocol, ws_protocol
@@ -762,6 +772,8 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
         fail(f"--bot-queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
     if bot_queue == "redis" and not redis:
         fail("--bot-queue redis needs a Redis URL (--redis or MASQUES_REDIS_URL)")
+    if db_writer is not None and db_writer not in WRITERS:
+        fail(f"--db-writer is one of {', '.join(WRITERS)}, not {db_writer!r}")
     try:
         limits = Limits.from_env(
             rates=rate_limits,
@@ -799,6 +811,7 @@ def serve(  # noqa: PLR0917 - one parameter per command-line option
             redis_url=redis,
             limits=limits,
             bot_queue=bot_queue,
+            writer=db_writer,
             settle_heap=True,  # this process is the server's alone
         )
     except (MissingExtraError, ValueError) as exc:

@@ -263,12 +263,15 @@ def create_app(
     bot_queue: str = "embedded",
     clock: Callable[[], float] = time.time,
     settle_heap: bool = False,
+    writer: str | None = None,
 ) -> FastAPI:
     """The server.  ``limits`` defaults to :meth:`Limits.from_env` (on by default); ``bot_pool`` makes
     the executor bots run in (default: a pool of worker processes; ``bot_queue="redis"``: the
     ``masques worker`` processes fed through Redis); ``clock`` is the time the match
     clocks read (epoch seconds; tests set it); ``settle_heap`` tunes the cycle collector once
-    started (:mod:`.heap`: for a server process of its own, not an app among others)."""
+    started (:mod:`.heap`: for a server process of its own, not an app among others); ``writer``
+    is where the database is written from (:data:`.commits.WRITERS`; default: the database's own,
+    :func:`.commits.default_writer`)."""
     if bot_queue not in BOT_QUEUES:
         raise ValueError(f"the bot queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
     if bot_queue == "redis":
@@ -294,6 +297,7 @@ def create_app(
                 bot_pool=bot_pool,
                 bot_queue=bot_queue,
                 clock=clock,
+                writer=writer,
             )
             app.state.registry = registry
             app.state.storage = storage

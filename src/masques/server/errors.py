@@ -39,10 +39,16 @@ class ServerError(Exception):
         return None if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
 
+class WriterLostError(RuntimeError):
+    """The process that writes to the database stopped before it answered: the write may or may
+    not have been committed, as when a database's connection is cut."""
+
+
 DATABASE_AWAY: tuple[type[Exception], ...] = (
     db_errors.OperationalError,
     db_errors.InterfaceError,
     db_errors.TimeoutError,
+    WriterLostError,
 )
 """The database errors that say it cannot be reached or used just now (down, restarting, its
 connections cut, a lock held too long, the pool exhausted), as opposed to a fault of the server's."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import collections
 import contextlib
 import json
 import logging
@@ -25,7 +24,6 @@ import random
 import re
 import secrets
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +32,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from ..ai import make_bot
 from ..ai.arena import ranks_from_returns  # a site rates a game as the arena does
@@ -46,6 +44,7 @@ from .accounts import SESSION_IDLE_SECONDS
 from .bot_queue import RedisBotQueue
 from .bots import FairQueue, Job, bot_move, decide, process_pool
 from .chat import CHANNELS, PLAYERS, SPECTATORS, clean, line_json, readable
+from .commits import make_writer
 from .errors import DATABASE_AWAY, ServerError
 from .fanout import Fanout, Moved
 from .limits import Limits, RateLimiter
@@ -693,136 +692,6 @@ def log_failure(what: str, *args: object) -> None:
         log.exception(what, *args)
 
 
-class GroupCommit:
-    """The process's writes, on one thread of its own, moves first.
-
-    Moves that arrive while a transaction is being written go together in the next one, so one disk
-    flush acknowledges many matches' moves; each waits for its own commit.  Other writes (a match's
-    last move first, then the lobby's: a match created, seats claimed, the start) run one at a time,
-    taking turns with the batches of moves while both wait: a player's move queues behind at most
-    one of them, not behind every table's new match, and under a stream of moves the lobby still
-    moves on.  In the shared pool of ``to_thread`` a move's commit would queue behind
-    joins, reads and lobby queries whenever the pool was busy."""
-
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
-        self._ready = threading.Condition()
-        # The three queues are emptied, never replaced: ``_put`` is handed one before it takes
-        # the lock, and a move put in a list the writer had already taken was never written.
-        self._moves: list[tuple[Append, asyncio.Future[None]]] = []
-        self._urgent: collections.deque[_Write] = collections.deque()
-        self._writes: collections.deque[_Write] = collections.deque()
-        self._closed = False
-        self._thread = threading.Thread(target=self._work, name="masques-commits", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop once what is queued is written."""
-        with self._ready:
-            self._closed = True
-            self._ready.notify()
-
-    async def run(self, write: Callable[[], T], *, urgent: bool = False) -> T:
-        """Run a write on this thread: ``urgent`` ones (a match's last move, with its result and
-        ratings) before the others, and both after the moves waiting."""
-        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._put(self._urgent if urgent else self._writes, (write, done))
-        return await done
-
-    async def append(self, move: Append) -> None:
-        """Return once ``move`` is committed; IntegrityError if its version was taken."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._put(self._moves, (move, done))
-        await done
-
-    def _put(self, queue: Any, item: Any) -> None:
-        with self._ready:
-            if self._closed:
-                raise ServerError(503, "stopping", "the server is stopping; try again in a moment")
-            queue.append(item)
-            self._ready.notify()
-
-    def _work(self) -> None:
-        moved = False  # whether the last transaction was a batch of moves
-        while True:
-            with self._ready:
-                while not (self._moves or self._urgent or self._writes or self._closed):
-                    self._ready.wait()
-                batch: list[tuple[Append, asyncio.Future[None]]] = []
-                job: _Write | None = None
-                others = self._urgent or self._writes
-                if self._moves and not (moved and others):
-                    batch = self._moves.copy()
-                    self._moves.clear()
-                elif others:
-                    job = others.popleft()
-                else:
-                    return  # closed, and everything queued is written
-            moved = job is None
-            if job is not None:
-                _run_write(*job)
-            else:
-                self._write_moves(batch)
-
-    def _write_moves(self, batch: list[tuple[Append, asyncio.Future[None]]]) -> None:
-        """Commit a batch, then settle its waiters in one call on their loop: one wake-up of the
-        event loop for the whole batch, not one per move.  A waiter cancelled before the batch was
-        taken (its server stopping) has its move left out."""
-        batch = [(move, done) for move, done in batch if not done.cancelled()]
-        if not batch:
-            return
-        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-        try:
-            self.storage.append_actions([move for move, _ in batch])
-        except (IntegrityError, MatchEndedError, OperationalError):  # a version taken, a match ended: which?
-            for move, done in batch:
-                try:
-                    self.storage.append_actions([move])
-                except BaseException as exc:
-                    outcomes.append((done, None, exc))
-                else:
-                    outcomes.append((done, None, None))
-        except BaseException as exc:
-            outcomes = [(done, None, exc) for _, done in batch]
-        else:
-            outcomes = [(done, None, None) for _, done in batch]
-        _settle_soon(outcomes)
-
-
-_Write = tuple[Callable[[], Any], "asyncio.Future[Any]"]
-
-
-def _run_write(write: Callable[[], Any], done: asyncio.Future[Any]) -> None:
-    if done.cancelled():
-        return
-    try:
-        result = write()
-    except BaseException as exc:
-        _settle_soon([(done, None, exc)])
-    else:
-        _settle_soon([(done, result, None)])
-
-
-def _settle_soon(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
-    """From the writer thread: hand each waiter its result or error on its event loop."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
-    for outcome in outcomes:
-        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
-    for loop, theirs in by_loop.items():
-        with contextlib.suppress(RuntimeError):  # a loop closed: nobody waits on it any more
-            loop.call_soon_threadsafe(_settle, theirs)
-
-
-def _settle(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
-    for done, result, error in outcomes:
-        if done.done():  # cancelled meanwhile
-            continue
-        if error is None:
-            done.set_result(result)
-        else:
-            done.set_exception(error)
-
-
 class Registry:
     """The live matches of this process, backed by storage."""
 
@@ -836,6 +705,7 @@ class Registry:
         bot_pool: Callable[[], Any] | None = None,
         bot_queue: str = "embedded",
         clock: Callable[[], float] = time.time,
+        writer: str | None = None,
     ) -> None:
         if bot_queue not in BOT_QUEUES:
             raise ValueError(f"the bot queue is one of {', '.join(BOT_QUEUES)}, not {bot_queue!r}")
@@ -870,7 +740,7 @@ class Registry:
             assert redis_url is not None
             workers = 1  # until the queue has counted the live workers
             bot_pool = partial(RedisBotQueue, redis_url, patience=self.limits.bot_timeout)
-        self.commits = GroupCommit(storage)
+        self.commits = make_writer(storage, writer)
         self.metrics = Metrics()
         self.bots = FairQueue(
             workers,
@@ -1444,12 +1314,13 @@ class Registry:
             await self._changed(match)
 
     async def _write(self, write: Callable[[], T]) -> T:
-        """A write of the lobby or of a match's life, on the moves' thread.  On SQLite, writers on
-        several threads only wait for each other's lock, each asleep in SQLite's growing steps,
-        holding threads of the shared pool.  On PostgreSQL, each round trip of a writer in the
-        shared pool came back to a wait for the interpreter lock, against the moves' thread too:
-        at 75 busy matches a move's commit waited up to 100 ms at the 99th percentile, and 50 with
-        the lobby's writes taking turns with the moves on one thread."""
+        """A write of the lobby or of a match's life (a ``partial`` of a storage method), by the
+        moves' writer (:mod:`.commits`).  On SQLite, writers on several threads only wait for each
+        other's lock, each asleep in SQLite's growing steps, holding threads of the shared pool.
+        On PostgreSQL, each round trip of a writer in the shared pool came back to a wait for the
+        interpreter lock, against the moves' writer too: at 75 busy matches a move's commit waited
+        up to 100 ms at the 99th percentile, and 50 with the lobby's writes taking turns with the
+        moves on one thread."""
         return await self.commits.run(write)
 
     async def heavy_read(self, job: Callable[[], Any], key: str) -> Any:
@@ -2610,7 +2481,7 @@ class Registry:
                 created=datetime.now(UTC),
             )
             match.chat_empty, match.chat_news = False, match.chat_news + 1
-            await self._write(partial(self.storage.add_chat, line))
+            line = await self._write(partial(self.storage.add_chat, line))
         self._deliver_line(match, line)
         if self.fanout is not None:
             await self.fanout.said(match.id, line.id)

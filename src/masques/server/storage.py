@@ -668,9 +668,9 @@ class Storage:
                 hide_parameters=True,
             )
         if sqlite_file(url) is not None:
-            # The writing thread's own connection here too, in autocommit, for the writes that are
-            # one statement (a batch of moves, a seat claimed, a match started): each is then its
-            # own transaction.  In one of its own, the driver gives up the interpreter lock on
+            # The writer's own connection here too (``commits.py``), in autocommit, for the writes
+            # that are one statement (a batch of moves, a seat claimed, a match started): each is
+            # then its own transaction.  In one of its own, the driver gives up the interpreter lock on
             # BEGIN, on every row and on COMMIT, and the thread waits behind a busy event loop each
             # time it takes the lock back.
             sqlite_writes = create_engine(
