@@ -426,16 +426,15 @@ class WriterProcess:
         self._flush()
 
     def _fail_pending(self, error: Exception) -> None:
-        sent = [self._pending.pop(ident) for ident in list(self._pending) if ident not in self._queued_ids()]
+        """Fail the requests already sent; those not yet sent wait for the next writing process."""
+        unsent = {ident for ident, _, _ in self._unsent}
+        sent = [self._pending.pop(ident) for ident in list(self._pending) if ident not in unsent]
         for done in sent:
             if not done.done():
                 with contextlib.suppress(RuntimeError):
                     done.set_exception(error)
         self._out.clear()
         self._in.clear()
-
-    def _queued_ids(self) -> set[int]:
-        return {ident for ident, _, _ in self._unsent}
 
     def _start(self) -> None:
         context = _fork_server()
