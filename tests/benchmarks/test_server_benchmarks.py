@@ -120,3 +120,19 @@ def test_the_matches_scenario_plays_with_the_node_seats() -> None:
     )
     assert matches["human_actions_per_s"] > 0 and matches["round_trips"] > 0
     assert matches["cpu_ms_per_move"]["load generator"] > 0
+
+
+def test_the_delivery_benchmark_times_both_ways_of_writing_a_view() -> None:
+    script = str(ROOT / "benchmarks" / "delivery.py")
+    done = subprocess.run(
+        [sys.executable, script, "--connections", "5", "--messages", "50", "--rounds", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout)
+    assert figures["connections"] == 5 and figures["view_bytes"] > 0
+    assert set(figures["loop_us_per_message"]) == {"at once", "queued"}
+    assert all(value > 0 for value in figures["loop_us_per_message"].values())

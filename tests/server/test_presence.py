@@ -284,3 +284,88 @@ def test_a_connections_first_message_is_its_view_even_if_another_seat_arrives_me
             return json.loads(item if isinstance(item, str) else item[0])["type"]
 
     assert support.run_async(scenario()) == "state"
+
+
+def test_a_message_the_socket_takes_at_once_skips_the_outbox() -> None:
+    """A connection written to at once gets each message in the move's own step: nothing waits
+    in its outbox for the writer task."""
+
+    async def scenario() -> tuple[list[str], int, int]:
+        written: list[str] = []
+
+        def write_now(text: str) -> bool:
+            written.append(text)
+            return True
+
+        client = Client(0, _never_read, write_now=write_now)  # the queued way would never finish
+        assert client.deliver("state 1")
+        assert client.deliver({"type": "presence"}, newest_only=True)
+        return written, client.outbox.qsize(), client.waiting_bytes
+
+    written, queued, waiting_bytes = support.run_async(scenario())
+    assert written == ["state 1", '{"type":"presence"}']
+    assert queued == 0 and waiting_bytes == 0
+
+
+def test_a_message_waits_behind_those_queued_or_being_written() -> None:
+    """Once one message had to be queued (the socket was full), the next ones queue behind it,
+    and behind the one the writer task holds, even when the socket would take them: what a
+    client reads stays in order."""
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        socket_full = True
+        written: list[str] = []
+        released = asyncio.Event()
+
+        def write_now(text: str) -> bool:
+            if socket_full:
+                return False
+            written.append(text)
+            return True
+
+        async def send_when_released(text: str) -> None:
+            await released.wait()
+            written.append(text)
+
+        client = Client(0, send_when_released, write_now=write_now)
+        assert client.deliver("state 1")  # the socket is full: queued
+        socket_full = False
+        assert client.deliver("state 2")  # "state 1" still waits in the outbox
+        pump = asyncio.get_running_loop().create_task(client.pump())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert client.writing  # the pump holds "state 1"
+        assert client.deliver("state 3")
+        attempted = list(written)
+        released.set()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not client.writing and client.outbox.empty()
+        assert client.deliver("state 4")  # nothing waits any more: at once
+        pump.cancel()
+        return attempted, written
+
+    attempted, written = support.run_async(scenario())
+    assert attempted == []
+    assert written == ["state 1", "state 2", "state 3", "state 4"]
+
+
+def test_a_socket_that_fails_on_a_message_leaves_it_to_the_writer_task() -> None:
+    """A socket gone under the direct write: the message goes the queued way, whose writer finds
+    the socket gone and ends the connection."""
+
+    async def scenario() -> tuple[bool, int, bool]:
+        def write_now(text: str) -> bool:
+            raise ConnectionResetError("gone")
+
+        async def send_fails(text: str) -> None:
+            raise ConnectionResetError("gone")
+
+        client = Client(0, send_fails, write_now=write_now)
+        queued = client.deliver("state 1")
+        waiting = client.outbox.qsize()
+        pump = asyncio.get_running_loop().create_task(client.pump())
+        await asyncio.wait_for(pump, 5)
+        return queued, waiting, client.dropped
+
+    assert support.run_async(scenario()) == (True, 1, True)

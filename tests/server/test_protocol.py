@@ -1,15 +1,18 @@
-"""A WebSocket connection leaves no HTTP protocol object for the cycle collector: the parser that
-read its upgrade request is let go once the WebSocket protocol has the connection."""
+"""The server's own HTTP and WebSocket protocols: a WebSocket connection leaves no HTTP protocol
+object for the cycle collector, requests must arrive whole in time, clients that read nothing are
+cut, and a WebSocket connection can be written to in the caller's own step."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar, cast
 
 import httpx
 import masques_server_support as support
@@ -17,6 +20,9 @@ import pytest
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from masques.server import protocol
+from masques.server.matches import OUTBOX_BYTES, Client
+
+T = TypeVar("T")
 
 
 def _watch_and_leave(tmp_path: Path, times: int) -> int:
@@ -252,3 +258,95 @@ def test_a_websocket_client_that_floods_pings_and_reads_nothing_is_cut(
                 sent += len(ping) * 256
     assert sent < 64 * 1024 * 1024, "the server kept answering pings nobody read"
     assert httpx.get(f"{impatient_server.base_url}/healthz", timeout=30).status_code == 200
+
+
+def _in_loop(loop: asyncio.AbstractEventLoop, work: Callable[[], T]) -> T:
+    """``work`` run in the server's event loop (its objects are that loop's alone)."""
+
+    async def run() -> T:
+        return work()
+
+    return asyncio.run_coroutine_threadsafe(run(), loop).result(30)
+
+
+def _only_client(server: support.ThreadServer, match_id: str) -> Client:
+    registry = server.app.state.registry
+    deadline = time.monotonic() + 10
+    while match_id not in registry.matches or not registry.matches[match_id].clients:
+        assert time.monotonic() < deadline, "the connection did not reach its match"
+        time.sleep(0.02)
+    (client,) = registry.matches[match_id].clients
+    return cast(Client, client)
+
+
+def test_a_websocket_connection_is_written_at_once_and_lets_go_of_its_protocol_when_closed(
+    tmp_path: Path,
+) -> None:
+    """The server's protocol gives each connection a way to write a message in the caller's own
+    step; a message sent that way arrives, and a closed connection's scope no longer holds it."""
+    server = support.ThreadServer(f"sqlite:///{tmp_path / 'db.sqlite3'}", bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=30) as api:
+            match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        watcher = support.Conn(server.ws_url, match_id)
+        watcher.first_state()
+        client = _only_client(server, match_id)
+        assert client.write_now is not None
+        connection = cast(protocol.GuardedWebSocketProtocol, getattr(client.write_now, "__self__", None))
+        assert isinstance(connection, protocol.GuardedWebSocketProtocol)
+
+        def deliver() -> tuple[bool, int]:
+            return client.deliver('{"type": "note", "n": 1}'), client.outbox.qsize()
+
+        assert _in_loop(connection.loop, deliver) == (True, 0)  # written, not queued
+        assert watcher.recv_type("note") == {"type": "note", "n": 1}
+
+        watcher.close()
+        deadline = time.monotonic() + 10
+        while not connection.disconnected:
+            assert time.monotonic() < deadline, "the server did not see the close"
+            time.sleep(0.02)
+        assert protocol.WRITE_NOW not in connection.scope["extensions"]
+        assert _in_loop(connection.loop, lambda: connection.write_now("late")) is False
+    finally:
+        server.stop()
+
+
+def test_a_websocket_client_that_reads_nothing_has_its_messages_queued_then_is_dropped(
+    tmp_path: Path,
+) -> None:
+    """Writing at once stops when the socket backs up: the messages then wait in the connection's
+    bounded outbox, and a client that still reads nothing is dropped (not buffered for ever)."""
+    server = support.ThreadServer(f"sqlite:///{tmp_path / 'db.sqlite3'}", bot_workers=1).start()
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=30) as api:
+            match_id = support.create_match(api, "masker", {"players": 2}, ["human", "human"])["id"]
+        hello = b'{"type": "hello"}'
+        with _slow_reader(server) as sock:
+            sock.sendall(
+                f"GET /ws/matches/{match_id} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+                + bytes([0x81, 0x80 | len(hello)])
+                + b"\0\0\0\0"  # masked with a key of zeros
+                + hello
+            )
+            client = _only_client(server, match_id)
+            connection = cast(protocol.GuardedWebSocketProtocol, getattr(client.write_now, "__self__", None))
+            big = json.dumps({"type": "note", "text": "x" * (256 * 1024)})
+
+            def flood() -> tuple[int, int, bool]:
+                at_once = queued = 0
+                while client.deliver(big):
+                    if client.outbox.empty():
+                        at_once += 1
+                    else:
+                        queued += 1
+                    assert at_once + queued < 1000, "the server took far more than a slow client may hold"
+                return at_once, queued, client.dropped
+
+            at_once, queued, dropped = _in_loop(connection.loop, flood)
+        assert at_once >= 1 and queued >= 1 and dropped
+        assert queued * len(big) <= OUTBOX_BYTES
+    finally:
+        server.stop()

@@ -52,6 +52,7 @@ from .limits import Limits, client_key, use_client_secret
 from .logs import RequestLog
 from .matches import BOT_QUEUES, HUMAN, Client, LiveMatch, Player, Registry
 from .metrics import CONTENT_TYPE as METRICS_TYPE
+from .protocol import WRITE_NOW
 from .schema import documented_openapi, errors
 from .security import (
     DOCS_ASSETS,
@@ -840,6 +841,7 @@ def create_app(
                 None if signed is None else signed.token_hash,
                 None if not token or seat is None else hash_token(token),
                 held=held,
+                write_now=websocket.scope.get("extensions", {}).get(WRITE_NOW, {}).get("write"),
             )
             await registry.connect(match, client)
         except WebSocketDisconnect:

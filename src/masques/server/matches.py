@@ -161,7 +161,9 @@ class Client:
     """One WebSocket connection: a seat (or None for a spectator), how to send to it, and its outbox.
 
     Messages are queued by :meth:`deliver` (never waits) and written in order by :meth:`pump`, the
-    connection's own task; a full outbox drops the connection instead of holding up anyone else."""
+    connection's own task; a full outbox drops the connection instead of holding up anyone else.
+    A connection that can be written to at once (``write_now``, from the server's protocol) gets a
+    message straight away while nothing of it waits in the outbox or is being written."""
 
     seat: int | None
     send_text: Send
@@ -180,6 +182,8 @@ class Client:
     # they were stored.
     histories_reading: int = 0
     lines_held: list[ChatRow] = field(default_factory=list)
+    write_now: Callable[[str], bool] | None = None  # writes a message at once if the socket takes it
+    writing: bool = False  # the pump holds a message it has not finished writing
 
     def deliver(self, message: str | dict[str, Any], *, newest_only: bool = False) -> bool:
         """Queue a message (a dict or its JSON text); False once the connection is dropped.
@@ -190,6 +194,12 @@ class Client:
         if self.dropped:
             return False
         text = message if isinstance(message, str) else json_text(message)
+        if self.write_now is not None and not self.writing and self.outbox.empty():
+            try:
+                if self.write_now(text):
+                    return True
+            except Exception:  # the socket is gone: the queued way finds out and ends the connection
+                pass
         waiting = self.latest if newest_only else None
         growth = len(text) - (len(waiting[0]) if waiting is not None else 0)
         if self.waiting_bytes and self.waiting_bytes + growth > OUTBOX_BYTES:
@@ -258,11 +268,14 @@ class Client:
                 self.latest = None
             text = item if isinstance(item, str) else item[0]
             self.waiting_bytes -= len(text)
+            self.writing = True
             try:
                 await self.send_text(text)
             except Exception:  # the socket is gone; its handler ends the connection
                 self.dropped = True
                 return
+            finally:
+                self.writing = False
 
 
 @dataclass

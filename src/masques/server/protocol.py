@@ -21,6 +21,7 @@ import json
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 REQUEST_SECONDS = 30.0
 """How long a request may take to arrive whole; nginx allows 60 s between two reads of a head or a
@@ -33,6 +34,9 @@ STALLED_SECONDS = 20.0
 """How long a connection may leave what is written to it unread (its buffer past the high-water
 mark) before it is cut: an answer or a view waiting for a client that never reads holds the
 server's memory for as long as the connection lives."""
+WRITE_NOW = "masques.write_now"
+"""The scope extension (``{"write": method}``, as ASGI's extensions are dicts) holding a WebSocket
+connection's :meth:`GuardedWebSocketProtocol.write_now`."""
 PONG_BACKLOG = 64 * 1024
 """Bytes waiting to be sent past which a WebSocket ping is not answered but the connection cut: a
 client that sends pings and reads nothing would otherwise have the pongs pile up in memory."""
@@ -189,6 +193,40 @@ class GuardedWebSocketProtocol(StallGuard, WebSocketsSansIOProtocol):
             self.transport.abort()
             return
         super().handle_ping()
+
+    async def run_asgi(self) -> None:
+        self.scope["extensions"][WRITE_NOW] = {"write": self.write_now}
+        await super().run_asgi()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        scope = getattr(self, "scope", None)  # none if the handshake never came
+        if scope is not None:  # the scope no longer keeps the protocol alive
+            scope.get("extensions", {}).pop(WRITE_NOW, None)
+
+    def write_now(self, text: str) -> bool:
+        """Write a text message to the socket now, if the connection is open and takes it without
+        waiting; False otherwise (it is then sent the ASGI way, which waits for the socket).
+
+        Sending through ASGI costs a task's turn and a coroutine per middleware layer for each
+        message, and every move sends one view per seat: written here, a view leaves in the move's
+        own step.  The caller keeps the order: it writes here only when nothing of the connection's
+        waits to be sent the other way."""
+        if (
+            self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
 
 def http_protocol() -> type[asyncio.Protocol]:
