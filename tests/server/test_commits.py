@@ -19,6 +19,7 @@ import masques_server_support as support
 import pytest
 from sqlalchemy.exc import IntegrityError, NoResultFound
 
+from masques.server import commits
 from masques.server.commits import WriterProcess, _move, _plain, _Queues, default_writer, make_writer
 from masques.server.errors import DATABASE_AWAY, ServerError, WriterLostError
 from masques.server.storage import Append, ChatRow, NewMatch, NewSeat, Storage, Turn
@@ -444,6 +445,47 @@ def test_a_killed_writing_process_fails_what_it_held_and_another_one_writes_what
     assert second != first
     assert storage.log(ids[0]) == [(0, 1)]  # the held move never reached the database
     assert storage.log(ids[1]) == [(0, 3)]
+
+
+def test_a_writing_process_that_stops_answering_is_replaced_and_what_it_held_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writing process alive but stuck (stopped here; a disk that stopped answering, in life):
+    past ``STALLED_SECONDS`` without an answer it is killed, the move it held is refused as a
+    database that cannot be reached, and a new process writes the next ones.  A pause shorter than
+    that is waited out."""
+    monkeypatch.setattr(commits, "STALLED_SECONDS", 1.0)
+    monkeypatch.setattr(commits, "WATCH_SECONDS", 0.1)
+    storage, ids = running_matches(tmp_path, 2)
+
+    async def play() -> tuple[int, int, BaseException | None, int]:
+        writer = WriterProcess(storage)
+        try:
+            await writer.append(Append(ids[0], 0, 0, 1, Turn(1)))
+            first = writer._process.pid
+            os.kill(first, signal.SIGSTOP)
+            short = asyncio.ensure_future(writer.append(Append(ids[0], 1, 1, 2, Turn(0))))
+            await asyncio.sleep(0.5)
+            os.kill(first, signal.SIGCONT)  # back before the bound: the move goes through
+            await asyncio.wait_for(short, 10)
+            kept = writer._process.pid
+
+            os.kill(first, signal.SIGSTOP)  # for good this time
+            held = writer.append(Append(ids[0], 2, 0, 3, Turn(1)))
+            outcome = (await asyncio.wait_for(asyncio.gather(held, return_exceptions=True), 20))[0]
+            await asyncio.wait_for(writer.append(Append(ids[1], 0, 0, 4, Turn(1))), 20)
+            return first, kept, outcome, writer._process.pid
+        finally:
+            writer.close()
+
+    first, kept, outcome, second = support.run_async(play())
+    assert kept == first
+    assert isinstance(outcome, WriterLostError) and isinstance(outcome, DATABASE_AWAY)
+    assert second != first
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)  # the stuck process is gone, not left beside its successor
+    assert storage.log(ids[0]) == [(0, 1), (1, 2)]  # the held move never reached the database
+    assert storage.log(ids[1]) == [(0, 4)]
 
 
 WRITER_OF_A_SERVER = """

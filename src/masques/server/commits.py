@@ -51,6 +51,12 @@ RESTART_SECONDS = 1.0
 """The least time between two starts of the writing process, should it keep dying."""
 CLOSE_SECONDS = 30.0
 """How long closing waits for the writing process to finish what was sent to it."""
+STALLED_SECONDS = 60.0
+"""How long the writing process may leave the writes sent to it unanswered before it is taken for
+stuck (a disk that stopped answering, a stopped process) and replaced: twice as long as SQLite
+waits for another process's lock before it fails a write by itself."""
+WATCH_SECONDS = 5.0
+"""How often the event loop looks for a stuck writing process."""
 
 _HEADER = struct.Struct("!i")  # the frames of multiprocessing.connection: a signed length, then pickle
 _MOVE, _URGENT, _WRITE = "move", "urgent", "write"
@@ -237,7 +243,9 @@ class WriterProcess:
     The event loop sends each of its turns' writes in one frame over a socket pair, never blocking
     on it, and reads the outcomes when they come, each frame settling a batch of moves at once.  A
     writing process that dies fails the writes it held (as a database that cannot be reached: the
-    caller does not know whether they were committed) and another is started."""
+    caller does not know whether they were committed) and another is started; so does one that
+    leaves what it was sent unanswered for ``STALLED_SECONDS``, which is killed first: the moves
+    waiting on it are refused rather than left hanging."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
@@ -251,6 +259,9 @@ class WriterProcess:
         self._closed = False
         self._started = 0.0
         self._restart: asyncio.TimerHandle | None = None
+        self._outstanding = 0  # requests sent and not answered yet
+        self._progress_at = 0.0  # when the last answer came, or the first of the outstanding was sent
+        self._watchdog: asyncio.TimerHandle | None = None
         self._socket: socket.socket | None = None
         self._process: Any = None
         self._start()
@@ -314,6 +325,9 @@ class WriterProcess:
         sent = [(ident, kind, payload) for ident, kind, payload in self._unsent if not self._gone(ident)]
         self._unsent = []
         if sent:
+            if not self._outstanding:
+                self._progress_at = time.monotonic()
+            self._outstanding += len(sent)
             self._out += _frame(sent)
 
     def _gone(self, ident: int) -> bool:
@@ -371,6 +385,8 @@ class WriterProcess:
             start = taken + _HEADER.size
             replies: list[_Reply] = pickle.loads(self._in[start : start + size])
             taken = start + size
+            self._outstanding -= len(replies)
+            self._progress_at = time.monotonic()
             for ident, result, error in replies:
                 done = self._pending.pop(ident, None)
                 if done is None or done.done():
@@ -388,15 +404,36 @@ class WriterProcess:
         self._unwatch()
         self._loop = loop
         loop.add_reader(self._socket.fileno(), self._readable)
+        self._watchdog = loop.call_later(WATCH_SECONDS, self._look_for_a_stall)
         if self._out:
             self._send()
 
     def _unwatch(self) -> None:
         loop, connection = self._loop, self._socket
         self._loop = None
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if loop is not None and connection is not None and not loop.is_closed():
             loop.remove_reader(connection.fileno())
             loop.remove_writer(connection.fileno())
+
+    def _look_for_a_stall(self) -> None:
+        """Kill a writing process that has left writes unanswered for ``STALLED_SECONDS``: its end
+        of the socket closes, and :meth:`_lost` fails what it held and starts another."""
+        loop = self._loop
+        self._watchdog = None
+        if loop is None or self._socket is None:
+            return
+        stalled = time.monotonic() - self._progress_at
+        if self._outstanding > 0 and stalled > STALLED_SECONDS:
+            log.error(
+                "the database writing process left %d write(s) unanswered for %.0f s: replacing it",
+                self._outstanding,
+                stalled,
+            )
+            self._process.kill()
+        self._watchdog = loop.call_later(WATCH_SECONDS, self._look_for_a_stall)
 
     def _lost(self) -> None:
         """The writing process stopped: fail what it held, and start another."""
@@ -433,6 +470,7 @@ class WriterProcess:
             if not done.done():
                 with contextlib.suppress(RuntimeError):
                     done.set_exception(error)
+        self._outstanding = 0
         self._out.clear()
         self._in.clear()
 
