@@ -23,10 +23,12 @@ GC_THRESHOLDS = (20_000, 20, 10)
 """Allocations before a young collection, and young (then middle) collections before the next
 generation's; CPython's defaults are (700, 10, 10)."""
 
-YOUNG_EVERY_SECONDS = 0.1
+YOUNG_EVERY_SECONDS = 0.05
 """How often :func:`keep_young` collects the young generation."""
-MIDDLE_EVERY = 5
-"""Every how many of those collections the middle generation is collected with it."""
+MIDDLE_EVERY = 4
+"""Every how many of those collections the middle generation is collected with it.  Each pause
+walks what survived since the one before: collecting often keeps every pause short, and a move
+that arrives during one waits for it (docs/deployment.md has the pauses measured)."""
 
 
 def settle() -> None:
@@ -38,7 +40,7 @@ def settle() -> None:
 
 async def keep_young(every_seconds: float = YOUNG_EVERY_SECONDS, middle_every: int = MIDDLE_EVERY) -> None:
     """Collect the young generation on a timer, and the middle one every ``middle_every`` times,
-    for as long as the server runs: short pauses, each bounded by what a tenth of a second made,
+    for as long as the server runs: short pauses, each bounded by what a fraction of a second made,
     in place of rare ones that walk everything made over seconds."""
     collections = 0
     while True:
