@@ -20,7 +20,15 @@ import pytest
 from sqlalchemy.exc import IntegrityError, NoResultFound
 
 from masques.server import commits
-from masques.server.commits import WriterProcess, _move, _plain, _Queues, default_writer, make_writer
+from masques.server.commits import (
+    WriterProcess,
+    _move,
+    _plain,
+    _Queues,
+    commit_moves,
+    default_writer,
+    make_writer,
+)
 from masques.server.errors import DATABASE_AWAY, ServerError, WriterLostError
 from masques.server.storage import Append, ChatRow, NewMatch, NewSeat, Storage, Turn
 
@@ -199,6 +207,38 @@ def running_matches(tmp_path: Path, count: int, backend: str = "sqlite") -> tupl
     for match_id in ids:
         storage.create_match(NewMatch(match_id, "masker", "1", {}, 5, [], status="running"))
     return storage, ids
+
+
+def test_moves_committed_though_the_connection_failed_count_as_made_and_others_moves_do_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch committed whose acknowledgement was lost: tried again one by one, each move finds
+    its version holding itself and counts as made (stored once).  After a connection that failed
+    before its commit, a version holding another process's move is still refused."""
+    from sqlalchemy.exc import OperationalError
+
+    storage, ids = running_matches(tmp_path, 3)
+    storage.append_actions([Append(ids[2], 0, 1, 9, Turn(0))])  # another process's move
+    write = storage.append_actions
+    # the first batch's connection fails after its commit, the third's before it; the rest work
+    plan = ["after the commit", "works", "works", "before the commit", "works"]
+    failures: list[str] = []
+
+    def failing_connection(appends: list[Append]) -> None:
+        step = plan.pop(0)
+        if step != "before the commit":
+            write(appends)
+        if step != "works":
+            failures.append(step)
+            raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+
+    monkeypatch.setattr(storage, "append_actions", failing_connection)
+    committed = commit_moves(storage, [Append(m, 0, 0, 4, Turn(1)) for m in ids[:2]])
+    refused = commit_moves(storage, [Append(ids[2], 0, 0, 4, Turn(1))])
+    assert failures == ["after the commit", "before the commit"] and plan == []
+    assert committed == [None, None]
+    assert len(refused) == 1 and isinstance(refused[0], IntegrityError)
+    assert [storage.log(m) for m in ids] == [[(0, 4)], [(0, 4)], [(1, 9)]]
 
 
 def test_moves_overtake_the_lobby_writes_queued_before_them(

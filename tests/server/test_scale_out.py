@@ -1179,13 +1179,49 @@ def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_ot
     run_async(scenario())
 
 
+def test_a_bots_move_committed_though_its_acknowledgement_was_lost_does_not_stop_the_bots(
+    tmp_path: Path,
+) -> None:
+    """A bot's move committed without its acknowledgement is the process's own move: its bots go
+    on at once.  Taken for another process's move, it made them stand aside for as long as the
+    sweep waits before taking a stalled match back (a minute)."""
+    from sqlalchemy.exc import OperationalError
+
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, _b):
+            write = a.storage.append_actions
+            lost: list[int] = []
+
+            def committed_unacknowledged(appends: list[Any]) -> None:
+                write(appends)
+                if not lost and appends[0].number >= 2:
+                    lost.append(appends[0].number)
+                    raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+
+            a.storage.append_actions = committed_unacknowledged  # type: ignore[method-assign]
+            match = await a.create("masker", {"players": 2}, ["random", "random"])
+            await _until(lambda: bool(lost), "a bot's move to lose its acknowledgement")
+            deadline = time.monotonic() + 10  # well within the minute the bots stood aside
+            while match.status == "running" and match.version < lost[0] + 4:
+                assert time.monotonic() < deadline, f"the bots stopped at version {match.version}"
+                await asyncio.sleep(0.01)
+            assert match.bots_elsewhere_since is None and match.moves_from_elsewhere == 0
+            actors = list(match.actors)
+            stored = a.storage.log(match.id)  # the bots may have moved on since: a longer log
+            assert [seat for seat, _ in stored][: len(actors)] == actors  # each move stored once
+
+    run_async(scenario())
+
+
 def test_a_move_committed_though_its_acknowledgement_was_lost_reaches_the_other_process(
     tmp_path: Path,
 ) -> None:
     """The database commits a move but the connection is lost before it says so: the write is
-    tried again, finds its version taken, and this process catches up with its own move.  The
-    other processes were never told of it: the player to move there must still see it, not wait
-    on the old position for ever."""
+    tried again and finds its version taken by this very move, which therefore counts as made
+    (its player is not refused a move that stands).  The other processes are told of it as of any
+    move: the player to move there sees it, rather than waiting on the old position for ever."""
     from sqlalchemy.exc import OperationalError
 
     url = fresh_database_url("postgresql", tmp_path)
@@ -1215,9 +1251,9 @@ def test_a_move_committed_though_its_acknowledgement_was_lost_reaches_the_other_
 
             a.storage.append_actions = committed_unacknowledged  # type: ignore[method-assign]
             version = match.version
-            with pytest.raises(ServerError):
-                await a.submit(match, mover, match.state.legal_actions()[0], version)
-            assert lost == [version] and match.version == version + 1  # caught up with its own move
+            await a.submit(match, mover, match.state.legal_actions()[0], version)
+            assert lost == [version] and match.version == version + 1
+            assert match.moves_from_elsewhere == 0  # its own move, not another process's
             await _until(lambda: there.version == match.version, "the other process to see the move")
             await _until(lambda: any(f'"version":{match.version}' in t for t in seen), "the view there")
             pump.cancel()

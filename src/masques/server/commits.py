@@ -84,14 +84,22 @@ def make_writer(storage: Storage, writer: str | None = None) -> GroupCommit | Wr
 def commit_moves(storage: Storage, moves: list[Append]) -> list[Exception | None]:
     """Commit moves of running matches in one transaction, each move's outcome in order.  If one of
     them fails it (a version already taken, a match ended), each is tried alone, so only that one
-    is refused."""
+    is refused.
+
+    A transaction whose connection failed may have been committed all the same, its
+    acknowledgement lost: a move then finds its version taken by itself (the same seat and
+    action), and counts as committed.  Refused, its sender would take it for another process's
+    move, and a server process's bots would stand aside as if another process played them."""
     try:
         storage.append_actions(moves)
-    except (IntegrityError, MatchEndedError, OperationalError):
+    except (IntegrityError, MatchEndedError, OperationalError) as failed:
+        unacknowledged = isinstance(failed, OperationalError)
         outcomes: list[Exception | None] = []
         for move in moves:
             try:
                 storage.append_actions([move])
+            except IntegrityError as exc:
+                outcomes.append(None if unacknowledged and _already_made(storage, move) else exc)
             except Exception as exc:
                 outcomes.append(exc)
             else:
@@ -100,6 +108,14 @@ def commit_moves(storage: Storage, moves: list[Append]) -> list[Exception | None
     except Exception as exc:
         return [exc] * len(moves)
     return [None] * len(moves)
+
+
+def _already_made(storage: Storage, move: Append) -> bool:
+    """Whether ``move``'s version holds this very move (false if that cannot be read now)."""
+    try:
+        return storage.action_at(move.match_id, move.number) == (move.seat, move.action)
+    except Exception:
+        return False
 
 
 class _Queues(Generic[M, W]):

@@ -819,6 +819,16 @@ class Storage:
             )
             return [(int(seat), int(action)) for seat, action in rows]
 
+    def action_at(self, match_id: str, number: int) -> tuple[int, int] | None:
+        """(seat, action) of one version's action, if it is stored."""
+        with self.session() as s:
+            row = s.execute(
+                select(ActionRow.seat, ActionRow.action).where(
+                    ActionRow.match_id == match_id, ActionRow.number == number
+                )
+            ).first()
+            return None if row is None else (int(row[0]), int(row[1]))
+
     def claim_seat(
         self,
         match_id: str,
