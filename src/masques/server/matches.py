@@ -186,7 +186,8 @@ class Client:
     writing: bool = False  # the pump holds a message it has not finished writing
 
     def deliver(self, message: str | dict[str, Any], *, newest_only: bool = False) -> bool:
-        """Queue a message (a dict or its JSON text); False once the connection is dropped.
+        """Send a message (a dict or its JSON text): written at once when the socket takes it and
+        nothing of this connection waits, else queued; False once the connection is dropped.
 
         ``newest_only``: a message that replaces the one before it of its kind (who is connected):
         if that one still waits last in the outbox, it is replaced there.  Connections coming and
