@@ -1259,3 +1259,46 @@ def test_a_move_committed_though_its_acknowledgement_was_lost_reaches_the_other_
             pump.cancel()
 
     run_async(scenario())
+
+
+def test_a_last_move_committed_though_its_acknowledgement_was_lost_ends_the_match_everywhere(
+    tmp_path: Path,
+) -> None:
+    """The same for a match's last move: its player is not refused the move that ended the
+    match, and the other process sees the match end."""
+    from sqlalchemy.exc import OperationalError
+
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def scenario() -> None:
+        async with two_registries(url) as (a, b):
+            match = await a.create("masker", {"players": 2}, ["human", "human"])
+            for seat in (0, 1):
+                await a.join(match, f"p{seat}", seat)
+            there = await b.get(match.id)
+
+            def ends(action: int) -> bool:
+                trial = match.state.clone()
+                trial.apply(action)
+                return trial.is_terminal()
+
+            while not any(ends(action) for action in match.state.legal_actions()):
+                first = match.state.legal_actions()[0]
+                await a.submit(match, match.state.current_player, first, match.version)
+            last = next(action for action in match.state.legal_actions() if ends(action))
+            write = a.storage._write_action
+            lost: list[int] = []
+
+            def committed_unacknowledged(*args: Any, **kwargs: Any) -> Any:
+                write(*args, **kwargs)
+                lost.append(args[1])
+                raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+
+            a.storage._write_action = committed_unacknowledged  # type: ignore[method-assign]
+            version = match.version
+            await a.submit(match, match.state.current_player, last, version)
+            assert lost == [version] and match.status == "finished" and match.version == version + 1
+            await _until(lambda: there.status == "finished", "the other process to see the end")
+            assert there.version == match.version and a.storage.log(match.id)[-1][1] == last
+
+    run_async(scenario())

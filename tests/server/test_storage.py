@@ -273,6 +273,60 @@ def test_a_last_move_at_a_version_taken_elsewhere_ends_nothing(tmp_path: Path, b
 
 
 @pytest.mark.parametrize("backend", support.BACKENDS)
+@pytest.mark.parametrize("rated", [False, True])
+def test_a_last_move_committed_though_its_connection_failed_counts_as_made(
+    tmp_path: Path, rated: bool, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection fails after the last move's commit: the move stands, so it counts as made
+    and its ratings are read back.  Failing before the commit, or with the version holding another
+    seat's action, the error stands: nothing was written by this move."""
+    from sqlalchemy.exc import OperationalError
+
+    from masques.server.storage import Append, NewMatch, NewSeat, Turn
+
+    storage = Storage(support.fresh_database_url(backend, tmp_path))
+    try:
+        storage.migrate()
+        if rated:
+            storage.create_player("p-ann", "account", "Ann", username_key="ann", password_hash="x")
+        seats = [NewSeat("human", "Ann", player_id="p-ann" if rated else None), NewSeat("easy", "Easy bot")]
+        ids = ["00000000000000b1", "00000000000000b2", "00000000000000b3"]
+        for match_id in ids:
+            spec = NewMatch(match_id, "masker", "1", {}, 5, seats, status="running", rated=rated)
+            storage.create_match(spec)
+        storage.append_actions([Append(ids[2], 0, 1, 7, None)])  # another seat's action, at version 0
+        write = storage._write_action
+        plan = ["after the commit", "before the commit", "before the commit"]
+
+        def failing_connection(*args: Any, **kwargs: Any) -> Any:
+            step = plan.pop(0)
+            if step == "after the commit":
+                write(*args, **kwargs)
+            raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+
+        monkeypatch.setattr(storage, "_write_action", failing_connection)
+        end = {"reason": "played", "seats": [1], "winners": [0]}
+        last = {"end": end, "turn": Turn(None), "ranks": [0.0, 1.0]}
+        ratings = storage.append_action(ids[0], 0, 0, 3, "finished", **last)
+        with pytest.raises(OperationalError):
+            storage.append_action(ids[1], 0, 0, 3, "finished", **last)
+        with pytest.raises(OperationalError):  # version 0 holds the other seat's action
+            storage.append_action(ids[2], 0, 0, 3, "finished", **last)
+        assert plan == []
+        made, failed, taken = (storage.match(match_id) for match_id in ids)
+        assert made is not None and failed is not None and taken is not None
+        assert (made.status, made.end, storage.log(ids[0])) == ("finished", end, [(0, 3)])
+        assert (failed.status, storage.log(ids[1])) == ("running", [])
+        assert (taken.status, storage.log(ids[2])) == ("running", [(1, 7)])
+        if rated:
+            assert ratings is not None and len(ratings) == 2 and made.ratings == ratings
+        else:
+            assert ratings is None
+    finally:
+        storage.dispose()
+
+
+@pytest.mark.parametrize("backend", support.BACKENDS)
 def test_a_batch_of_moves_sets_each_matchs_turn_and_a_taken_version_fails_the_whole_batch(
     tmp_path: Path, backend: str
 ) -> None:

@@ -53,7 +53,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.sql.expression import Executable
 
@@ -954,7 +954,53 @@ class Storage:
         two server processes can never both apply an action at the same position; and a last move
         locks its match and raises :class:`MatchEndedError` if another process ended it meanwhile (a
         resignation, a claim or a time-out writes no action), so a match ends, and is rated, once.
+
+        A transaction whose connection failed at its commit may have been committed all the same:
+        if its version then holds this very action, the action counts as made (its match's ratings
+        are read back), rather than being refused to a player whose move stands.
         """
+        try:
+            return self._write_action(
+                match_id, number, seat, action, status, end=end, at=at, turn=turn, ranks=ranks
+            )
+        except OperationalError:
+            made = self._made_with_ratings(match_id, number, seat, action)
+            if made is None:
+                raise
+            return made[0]
+
+    def _made_with_ratings(
+        self, match_id: str, number: int, seat: int, action: int
+    ) -> tuple[list[Any] | None] | None:
+        """(the match's ratings,) if ``number`` holds this seat's action; None if it does not or if
+        that cannot be read now."""
+        try:
+            with self.session() as s:
+                stored = s.execute(
+                    select(ActionRow.seat, ActionRow.action).where(
+                        ActionRow.match_id == match_id, ActionRow.number == number
+                    )
+                ).first()
+                if stored is None or (int(stored[0]), int(stored[1])) != (seat, action):
+                    return None
+                return (s.scalar(select(MatchRow.ratings).where(MatchRow.id == match_id)),)
+        except Exception:
+            return None
+
+    def _write_action(
+        self,
+        match_id: str,
+        number: int,
+        seat: int,
+        action: int,
+        status: str | None,
+        *,
+        end: dict[str, Any] | None,
+        at: datetime | None,
+        turn: Turn | None,
+        ranks: Sequence[float] | None,
+    ) -> list[Any] | None:
+        """:meth:`append_action`'s writes."""
         if status is None:  # a move in a running match: the common case, without the ORM's work
             self.append_actions([Append(match_id, number, seat, action, turn)])
             return None
