@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError, NoResultFound
 
 from masques.server import commits
 from masques.server.commits import (
+    GroupCommit,
     WriterProcess,
     _move,
     _plain,
@@ -526,6 +527,60 @@ def test_a_writing_process_that_stops_answering_is_replaced_and_what_it_held_fai
         os.kill(first, 0)  # the stuck process is gone, not left beside its successor
     assert storage.log(ids[0]) == [(0, 1), (1, 2)]  # the held move never reached the database
     assert storage.log(ids[1]) == [(0, 4)]
+
+
+def test_a_writing_thread_stuck_in_a_write_is_replaced_and_what_it_held_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread writer's database stops answering mid-write (a stopped server, in life; a write
+    that blocks, here): past ``STALLED_SECONDS`` its moves are refused as a database that cannot
+    be reached, and a new thread writes the moves queued behind it.  The stuck thread, once its
+    write returns, takes nothing more.  A slow write shorter than that is waited out."""
+    import threading
+
+    monkeypatch.setattr(commits, "STALLED_SECONDS", 1.0)
+    monkeypatch.setattr(commits, "WATCH_SECONDS", 0.1)
+    storage, ids = running_matches(tmp_path, 3)
+    write = storage.append_actions
+    release = {ids[0]: threading.Event(), ids[1]: threading.Event()}
+    writers: dict[str, threading.Thread] = {}
+
+    def blocking(appends: list[Append]) -> None:
+        first = appends[0].match_id
+        writers.setdefault(first, threading.current_thread())
+        if first in release:
+            release[first].wait(30)
+        write(appends)
+
+    monkeypatch.setattr(storage, "append_actions", blocking)
+
+    async def play() -> BaseException | None:
+        writer = GroupCommit(storage)
+        try:
+            short = asyncio.ensure_future(writer.append(Append(ids[0], 0, 0, 1, Turn(1))))
+            await asyncio.sleep(0.5)
+            release[ids[0]].set()  # back before the bound: the move goes through
+            await asyncio.wait_for(short, 10)
+
+            held = asyncio.ensure_future(writer.append(Append(ids[1], 0, 0, 2, Turn(1))))
+            await asyncio.sleep(0.1)
+            behind = asyncio.ensure_future(writer.append(Append(ids[2], 0, 0, 3, Turn(1))))
+            outcome = (await asyncio.wait_for(asyncio.gather(held, return_exceptions=True), 20))[0]
+            await asyncio.wait_for(behind, 10)
+            release[ids[1]].set()
+            writers[ids[1]].join(10)  # the stuck thread ends once its write returns
+            await asyncio.wait_for(writer.append(Append(ids[2], 1, 1, 4, Turn(0))), 10)
+            return outcome
+        finally:
+            writer.close()
+
+    outcome = support.run_async(play())
+    assert isinstance(outcome, WriterLostError) and isinstance(outcome, DATABASE_AWAY)
+    assert writers[ids[0]] is writers[ids[1]] is not writers[ids[2]]  # the move behind: a new thread
+    assert not writers[ids[1]].is_alive()  # it took nothing more
+    assert storage.log(ids[2]) == [(0, 3), (1, 4)]
+    # the stuck write came back late: like a write whose acknowledgement was lost, it stands
+    assert storage.log(ids[1]) == [(0, 2)]
 
 
 WRITER_OF_A_SERVER = """

@@ -52,11 +52,12 @@ RESTART_SECONDS = 1.0
 CLOSE_SECONDS = 30.0
 """How long closing waits for the writing process to finish what was sent to it."""
 STALLED_SECONDS = 60.0
-"""How long the writing process may leave the writes sent to it unanswered before it is taken for
-stuck (a disk that stopped answering, a stopped process) and replaced: twice as long as SQLite
-waits for another process's lock before it fails a write by itself."""
+"""How long the writing process (or thread) may leave the writes sent to it unanswered before it is
+taken for stuck (a disk or database server that stopped answering, a stopped process) and replaced:
+twice as long as SQLite waits for another process's lock before it fails a write by itself, six
+times PostgreSQL's lock timeout."""
 WATCH_SECONDS = 5.0
-"""How often the event loop looks for a stuck writing process."""
+"""How often a writer looks for a stuck writing process or thread."""
 
 _HEADER = struct.Struct("!i")  # the frames of multiprocessing.connection: a signed length, then pickle
 _MOVE, _URGENT, _WRITE = "move", "urgent", "write"
@@ -155,7 +156,12 @@ def _call(write: Callable[[], Any]) -> _Call:
 
 class GroupCommit:
     """The process's writes, on one thread of its own.  In the shared pool of ``to_thread`` a
-    move's commit would queue behind joins, reads and lobby queries whenever the pool was busy."""
+    move's commit would queue behind joins, reads and lobby queries whenever the pool was busy.
+
+    A write that has not returned after ``STALLED_SECONDS`` (a database server that stopped
+    answering: a connection's keepalives only find a dead peer, not a stuck one) fails, as a
+    database that cannot be reached, and a new thread takes the writes queued behind it.  The stuck
+    thread is left to finish its write (a thread cannot be killed); it then takes no more."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
@@ -165,14 +171,46 @@ class GroupCommit:
         ]
         self._queues = _Queues()
         self._closed = False
-        self._thread = threading.Thread(target=self._work, name="masques-commits", daemon=True)
-        self._thread.start()
+        self._generation = 0  # the writing thread's; a thread replaced as stuck stops at its next turn
+        self._busy_since: float | None = None  # when the write under way started
+        self._in_flight: list[asyncio.Future[Any]] = []  # its waiters
+        self._thread = self._start()
+        self._stop_watching = threading.Event()
+        self._watchdog = threading.Thread(target=self._watch, name="masques-commits-watch", daemon=True)
+        self._watchdog.start()
 
     def close(self) -> None:
         """Stop once what is queued is written."""
         with self._ready:
             self._closed = True
             self._ready.notify()
+        self._stop_watching.set()
+
+    def _start(self) -> threading.Thread:
+        thread = threading.Thread(
+            target=self._work, args=(self._generation,), name="masques-commits", daemon=True
+        )
+        thread.start()
+        return thread
+
+    def _watch(self) -> None:
+        while not self._stop_watching.wait(WATCH_SECONDS):
+            if not self._stalled():  # read without the lock: the writes never wait for a look
+                continue
+            with self._ready:
+                since = self._busy_since
+                if since is None or not self._stalled():
+                    continue
+                held, self._in_flight, self._busy_since = self._in_flight, [], None
+                self._generation += 1
+                self._thread = self._start()
+            log.error(
+                "a database write has not returned for %.0f s: %d waiter(s) failed, writing on a new thread",
+                time.monotonic() - since,
+                len(held),
+            )
+            lost = WriterLostError("the database did not answer the write")
+            _settle_soon([(done, None, lost) for done in held])
 
     async def run(self, write: Callable[[], T], *, urgent: bool = False) -> T:
         """Run a write (a ``partial`` of a storage method): ``urgent`` ones (a match's last move,
@@ -197,19 +235,30 @@ class GroupCommit:
         if self._closed:
             raise ServerError(503, "stopping", "the server is stopping; try again in a moment")
 
-    def _work(self) -> None:
+    def _stalled(self) -> bool:
+        since = self._busy_since
+        return since is not None and time.monotonic() - since > STALLED_SECONDS
+
+    def _work(self, generation: int) -> None:
         while True:
             with self._ready:
+                if generation != self._generation:
+                    return  # replaced while stuck in its last write
                 while not (self._queues or self._closed):
                     self._ready.wait()
                 taken = self._queues.take()
-            if taken is None:
-                return  # closed, and everything queued is written
-            batch, job = taken
+                if taken is None:
+                    return  # closed, and everything queued is written
+                batch, job = taken
+                self._in_flight = [done for _, done in batch] if job is None else [job[1]]
+                self._busy_since = time.monotonic()
             if job is not None:
                 _run_write(*job)
             else:
                 self._write_moves(batch)
+            with self._ready:
+                if generation == self._generation:
+                    self._in_flight, self._busy_since = [], None
 
     def _write_moves(self, batch: list[tuple[Append, asyncio.Future[None]]]) -> None:
         """Commit a batch, then settle its waiters in one call on their loop: one wake-up of the
