@@ -1,8 +1,10 @@
-"""The app's router: a table's routes are tried first, and moving them changed no answer."""
+"""The app: a table's routes are tried first (moving them changed no answer), and FastAPI's own
+OpenTelemetry is off."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from masques.server.app import TABLE_PATHS
 
@@ -71,3 +73,33 @@ def test_head_on_the_apis_get_routes_answers_as_get_without_a_body(api: httpx.Cl
     assert missing.status_code == 404 and missing.content == b""
     refused = api.head("/api/matches/0123456789abcdef/join")  # a POST route answers no HEAD
     assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+
+
+def test_fastapis_own_open_telemetry_is_off_and_requests_never_consult_its_providers(
+    api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server reports through its Prometheus metrics and JSON logs; FastAPI releases with
+    their own OpenTelemetry would otherwise look up OpenTelemetry's global providers on every
+    request and every connection, to see whether one was set."""
+    import inspect
+
+    from fastapi import FastAPI
+
+    from masques.server.app import NO_OPEN_TELEMETRY
+
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        assert NO_OPEN_TELEMETRY == {}  # a FastAPI without it: nothing to turn off
+        return
+    assert NO_OPEN_TELEMETRY == {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    from opentelemetry import trace
+
+    looked_up: list[int] = []
+    real = trace.get_tracer_provider
+
+    def counted() -> object:
+        looked_up.append(1)
+        return real()
+
+    monkeypatch.setattr(trace, "get_tracer_provider", counted)
+    assert api.get("/api/games").status_code == 200
+    assert looked_up == []

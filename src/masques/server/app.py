@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -86,6 +87,14 @@ HELLO_TIMEOUT = 3.0
 """Seconds the server waits for a connection's hello before it takes it for a spectator's."""
 STATIC = Path(__file__).with_name("static")
 """The built browser client (``scripts/build_web.sh``); shipped in the package, ignored by git."""
+NO_OPEN_TELEMETRY: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters
+    else {}
+)
+"""FastAPI's own OpenTelemetry, off: the server has its Prometheus metrics and JSON logs, and
+FastAPI releases that have it look up the global providers on every request to see whether any
+was set."""
 
 
 class SeatSpec(BaseModel):
@@ -324,7 +333,13 @@ def create_app(
     # A path with a trailing slash is not one of the API's: a JSON 404 like any unknown path, not
     # an empty redirect built from the request's Host header.
     app = FastAPI(
-        title="Masques", version="1", lifespan=lifespan, docs_url=None, redoc_url=None, redirect_slashes=False
+        title="Masques",
+        version="1",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        redirect_slashes=False,
+        **NO_OPEN_TELEMETRY,
     )
     app.openapi = documented_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(GZipMiddleware, minimum_size=1024)  # the client's script and style, big listings
