@@ -4,8 +4,8 @@
 // on; this one spends several times less.
 //
 // Reads one JSON document on stdin:
-//   {base_url, ws_urls, start_epoch, end_epoch, think, recv_timeout, seats, options,
-//    tables: [{number, match_id, tokens: {seat: token}}]}
+//   {base_url, ws_urls, start_epoch, end_epoch, think, think_spread, recv_timeout, seats, options,
+//    tables: [{number, match_id, tokens: {seat: token}, delay (s before its first game)}]}
 // and writes one on stdout when every table is done:
 //   {actions, human_actions, round_trips (seconds), errors, error_codes, timeouts, games}
 // Only the loopback addresses it is given are contacted; every loop is bounded.
@@ -27,6 +27,7 @@ function readStdin() {
 }
 
 // A small seeded generator (mulberry32): each seat's choices replay from its table, game and seat.
+// Its waits (think * (1 +- think_spread), drawn anew each turn) come from a generator of their own.
 function generator(seed) {
   let a = seed >>> 0;
   return () => {
@@ -59,7 +60,7 @@ function refused(message) {
 }
 
 // One seat until its game ends (true) or the window closes, the connection drops or goes quiet (false).
-function session(cfg, url, counts, random) {
+function session(cfg, url, counts, random, pauses) {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 22 });
     let acted = -1;
@@ -122,6 +123,7 @@ function session(cfg, url, counts, random) {
       if (message.your_turn && version > acted) {
         acted = version;
         const legal = message.legal;
+        const think = cfg.think * (1 + (cfg.think_spread || 0) * (2 * pauses() - 1));
         setTimeout(() => {
           if (done) return;
           if (now() >= cfg.end_epoch) return finish(false);
@@ -129,7 +131,7 @@ function session(cfg, url, counts, random) {
           sentAt = now();
           sentVersion = version;
           ws.send(JSON.stringify({ type: "action", action, version }));
-        }, 1000 * cfg.think);
+        }, 1000 * think);
       }
     });
   });
@@ -163,6 +165,7 @@ async function newMatch(cfg, seed) {
 }
 
 async function table(cfg, first) {
+  await new Promise((resolve) => setTimeout(resolve, 1000 * (first.delay || 0)));
   let { match_id: matchId, tokens } = first;
   const seats = Object.keys(tokens).map(Number);
   const counting = Math.min(...seats);
@@ -172,7 +175,7 @@ async function table(cfg, first) {
         const base = cfg.ws_urls[(first.number + seat) % cfg.ws_urls.length];
         const url = `${base}/ws/matches/${matchId}?token=${tokens[seat]}`;
         const seed = (first.number * 1000 + game) * 10 + seat;
-        return session(cfg, url, seat === counting, generator(seed));
+        return session(cfg, url, seat === counting, generator(seed), generator(seed ^ 0x5bd1e995));
       }),
     );
     if (!results.every(Boolean) || now() >= cfg.end_epoch) return;

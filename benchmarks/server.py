@@ -2,7 +2,8 @@
 
 Usage: python benchmarks/server.py [--scenario matches|bots|spectators|site|all] [--src CHECKOUT] [--json]
        [--driver python|node]
-       [--matches 100] [--duration 30] [--chat-every 10] [--bot-workers N]
+       [--matches 100] [--duration 30] [--think-spread 0.5] [--stagger 8] [--chat-every 10]
+       [--bot-workers N]
        [--bots-duration 90 --bots-loaded-duration 240] [--spectators 1000] [--spectators-duration 60]
        [--processes 2 --database postgresql+psycopg://... --redis redis://...]
        [--scenario site --database postgresql+psycopg://... --redis redis://HOST/DB --nginx PATH
@@ -13,7 +14,10 @@ unless ``--database``), from ``--src CHECKOUT/src`` when given (so one script me
 the code; the source file and git commit that ran are printed), with ``MASQUES_RATE_LIMITS=off`` and
 ``MASQUES_MAX_SPECTATORS=5000`` so that limits do not spoil what is not being measured (a server
 without such limits ignores them).  Scripted humans act 200 ms after their turn begins (a ``state``
-message saying it is their turn); a round trip is an action sent -> the sender's updated view.
+message saying it is their turn; in ``matches`` and ``site``, 100 to 300 ms, drawn anew each time:
+``--think-spread``); a round trip is an action sent -> the sender's updated view.  In ``matches``
+and ``site`` the tables' first games begin at random over ``--stagger`` seconds, and the window
+opens after them, so that it measures the tables' steady state.
 
 ``matches`` (the default): N concurrent matches of Masker, 4 players, 2D, seats human, easy, human,
   easy (``--seats``: all human, for people's moves alone); a finished game is replaced at the same
@@ -98,7 +102,39 @@ SEATS = ["human", "easy", "human", "easy"]
 OPTIONS = {"players": 4, "variant": "2d"}
 MASKER_2P = {"players": 2, "variant": "2d"}
 STOP = 36  # Masker's "stop the turn" action id
-THINK = 0.2  # seconds a scripted human waits after its turn begins
+THINK = 0.2  # seconds a scripted human waits after its turn begins (on average: THINK_SPREAD)
+THINK_SPREAD = 0.5
+"""``matches`` and ``site``: each wait of a scripted person is drawn anew, uniformly within THINK
+times 1 +- THINK_SPREAD (0.1 to 0.3 s), as people's do (``--think-spread``).  With every wait exactly
+0.2 s, the tables, which all start together, went on moving in step: the moves came in waves a
+round trip and a wait apart (in one 30 s run, 0 to 137 moves in a 50 ms window, for 49 on average),
+and the round trips measured how the server drains a burst at more than twice the rate, not how it
+holds the rate.  0 gives that fixed wait back."""
+
+
+STAGGER = 8.0
+"""``matches`` and ``site``: each table's first game begins at a random moment of the first STAGGER
+seconds (about one game of Masker), and the measured window opens after them (``--stagger``).
+Begun together, the tables' games also ended together, a few seconds apart each time: every such
+wave made, closed and joined hundreds of matches at once (a fifth of the server's work in a few
+hundred milliseconds), and the slowest round trips of a run all came from those waves."""
+
+
+@dataclass
+class Pace:
+    """How the scripted people wait and begin: ``main`` sets it from ``--think-spread`` and
+    ``--stagger``."""
+
+    spread: float = THINK_SPREAD
+    stagger: float = STAGGER
+
+
+def first_delay(table: int) -> float:
+    """When ``table``'s first game begins, in seconds after the first one may (see :data:`STAGGER`)."""
+    return PACE.stagger * random.Random(f"stagger {table}").random()
+
+
+PACE = Pace()
 RECV_TIMEOUT = 30.0
 MAX_GAMES_PER_TABLE = 1000
 MAX_MESSAGES = 100_000  # per WebSocket session
@@ -572,6 +608,11 @@ async def _talk(ws: ClientConnection, seat: int, every: float, first: float, sta
         await asyncio.sleep(every)
 
 
+def think_time(pauses: random.Random) -> float:
+    """A scripted person's wait before a move (see :data:`THINK_SPREAD`)."""
+    return THINK * (1 + PACE.spread * (2 * pauses.random() - 1))
+
+
 async def _play(
     ws: ClientConnection,
     *,
@@ -587,6 +628,7 @@ async def _play(
     last_version: int | None = None
     sent_at: float | None = None
     sent_version = -1
+    pauses = random.Random(hash(rng.getstate()))  # apart: the moves drawn are those of fixed waits
     for _ in range(MAX_MESSAGES):
         left = end - loop.time()
         if left <= 0:
@@ -622,7 +664,7 @@ async def _play(
             return True
         if message["your_turn"] and version > acted:
             acted = version
-            await asyncio.sleep(THINK)
+            await asyncio.sleep(think_time(pauses))
             if loop.time() >= end:
                 return False
             action = choose(message["legal"], rng)
@@ -645,6 +687,7 @@ async def table(
 ) -> None:
     """One table: a match, then a new one each time a game ends, until the window closes."""
     loop = asyncio.get_running_loop()
+    await asyncio.sleep(first_delay(number))
     match_id, tokens = first
     counting = min(tokens)
     for game in range(MAX_GAMES_PER_TABLE):
@@ -702,11 +745,12 @@ async def node_humans(
         "start_epoch": window[0] + to_epoch,
         "end_epoch": window[1] + to_epoch,
         "think": THINK,
+        "think_spread": PACE.spread,
         "recv_timeout": RECV_TIMEOUT,
         "seats": seats,
         "options": OPTIONS,
         "tables": [
-            {"number": i, "match_id": match_id, "tokens": tokens}
+            {"number": i, "match_id": match_id, "tokens": tokens, "delay": first_delay(i)}
             for i, (match_id, tokens) in enumerate(first)
         ],
     }
@@ -797,7 +841,8 @@ async def run_matches(
         )
         note(f"  {matches} matches created and joined in {time.perf_counter() - setup:.1f} s")
         loop = asyncio.get_running_loop()
-        start = loop.time() + 2.0  # the clients connect and the bot pool warms up first
+        # the clients connect and the bot pool warms up first, and every table has begun
+        start = loop.time() + 2.0 + PACE.stagger
         window = (start, start + duration)
         if driver == "node":
             if accounts or chat_every:
@@ -874,6 +919,9 @@ def scenario_matches(args: argparse.Namespace, source: Source, tmp: Path) -> dic
     return {
         "matches": args.matches,
         "driver": args.driver,
+        "think_s": THINK,
+        "think_spread": PACE.spread,
+        "stagger_s": PACE.stagger,
         "seats": args.seats,
         "players": args.players,
         "processes": args.processes,
@@ -908,7 +956,8 @@ def print_matches(f: dict[str, Any]) -> None:
     print(
         f"matches: Masker 4 players 2D ({f['seats'].replace(',', ', ')}), {f['matches']} concurrent matches, "
         f"{f['duration_s']:g} s, {f['processes']} server process(es) on {f['database']}, "
-        f"humans by {f.get('players', 'tokens')}, played by {f.get('driver', 'python')}"
+        f"humans by {f.get('players', 'tokens')}, played by {f.get('driver', 'python')}, "
+        f"waits {f.get('think_s', THINK):g} s +- {100 * f.get('think_spread', 0):.0f}%"
     )
     print(f"  actions/s (all seats)    {f['actions_per_s']:10.1f}")
     print(f"  human actions/s          {f['human_actions_per_s']:10.1f}")
@@ -1922,6 +1971,9 @@ def scenario_site(args: argparse.Namespace, source: Source, tmp: Path) -> dict[s
     return {
         "game": "masker 2D; bots: 2 players medium,medium; humans: 4 players, all human",
         "driver": args.driver,
+        "think_s": THINK,
+        "think_spread": PACE.spread,
+        "stagger_s": PACE.stagger,
         "duration_s": args.site_duration,
         "bot_matches": args.site_bot_matches,
         "topologies": rows,
@@ -2055,6 +2107,20 @@ def main() -> None:
         "--duration", type=float, default=30.0, help="matches: measurement seconds (default 30)"
     )
     parser.add_argument(
+        "--think-spread",
+        type=float,
+        default=THINK_SPREAD,
+        help=f"matches, site: scripted people wait {THINK:g} s times 1 +- this before each move, drawn "
+        f"anew each time (default {THINK_SPREAD:g}; 0: always {THINK:g} s, and the tables move in step)",
+    )
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=STAGGER,
+        help=f"matches, site: the tables' first games begin at random over this many seconds, before "
+        f"the window opens (default {STAGGER:g}; 0: all at once, and their games end in waves)",
+    )
+    parser.add_argument(
         "--chat-every",
         type=float,
         default=0.0,
@@ -2095,6 +2161,11 @@ def main() -> None:
     )
     parser.add_argument("--spectator-timeout", type=float, default=10.0, help="seconds a connection may take")
     args = parser.parse_args()
+    if not 0 <= args.think_spread < 1:
+        parser.error("--think-spread is 0 or more and less than 1")
+    if not 0 <= args.stagger <= 600:
+        parser.error("--stagger is 0 to 600 seconds")
+    PACE.spread, PACE.stagger = args.think_spread, args.stagger
     if args.processes > 1 and not (args.redis and args.database.startswith("postgresql")):
         parser.error("several processes need --database postgresql+psycopg://... and --redis redis://...")
     if not 1 <= args.matches <= 2000 or not 0 < args.duration <= 3600:

@@ -35,7 +35,7 @@ def test_every_server_scenario_runs_and_reports() -> None:
     figures = run(
         "server.py",
         # a window of a few seconds: in one, a busy machine may see no person's move at all
-        *("--scenario", "all", "--matches", "2", "--duration", "3"),
+        *("--scenario", "all", "--matches", "2", "--duration", "3", "--stagger", "1"),
         *("--bots-warmup", "1", "--bots-duration", "2", "--bots-loaded-duration", "2"),
         *("--spectators", "20", "--spectators-duration", "2"),
     )
@@ -67,6 +67,7 @@ def test_the_site_scenario_runs_every_topology_behind_nginx() -> None:
         "server.py",
         *("--scenario", "site", "--database", postgres, "--redis", own_redis, "--nginx", nginx),
         *("--site-humans", "2", "--site-bot-matches", "2", "--site-duration", "2", "--bots-warmup", "2"),
+        *("--stagger", "1"),
     )
     site = figures["scenarios"]["site"]
     shape = [(row["web_processes"], row["workers"]) for row in site["topologies"]]
@@ -108,7 +109,7 @@ def test_the_matches_scenario_plays_with_the_node_seats() -> None:
     start took the whole of a two-second run once, and nothing was counted."""
     figures = run(
         "server.py",
-        *("--scenario", "matches", "--matches", "3", "--duration", "5", "--driver", "node"),
+        *("--scenario", "matches", "--matches", "3", "--duration", "5", "--driver", "node", "--stagger", "1"),
         *("--seats", "human,human,human,human"),
     )
     matches = figures["scenarios"]["matches"]
