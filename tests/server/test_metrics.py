@@ -4,8 +4,11 @@ refusals by code, live matches and connections)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -130,4 +133,32 @@ def test_metrics_move_with_the_play(server: Any, api: httpx.Client) -> None:
     ]
     assert refused, "the refused action was not counted"
     assert "masques_bot_queue_depth" in after and "masques_bots_running" in after
+    assert sample(after, "masques_event_loop_lag_seconds_count") > sample(
+        before, "masques_event_loop_lag_seconds_count"
+    )
     assert match_id not in after and token not in after  # no label names a match or a seat
+
+
+def test_the_event_loops_lag_shows_a_loop_held_up(tmp_path: Path) -> None:
+    """A process near its capacity shows first in how late its timers run: a loop held for 0.3 s
+    (blocking work, a long collector pause) is seen as a lag over 0.1 s, and a loop that runs
+    freely as lags under 50 ms."""
+
+    async def scenario() -> tuple[float, float, float]:
+        async with support.sqlite_registry(tmp_path) as registry:
+            await registry.start()
+            try:
+                metrics = registry.metrics.registry
+                await asyncio.sleep(0.5)  # free: a few timers on time
+                free = metrics.get_sample_value("masques_event_loop_lag_seconds_bucket", {"le": "0.05"}) or 0
+                time.sleep(0.3)  # held, as by work that does not yield
+                await asyncio.sleep(0.25)
+                count = metrics.get_sample_value("masques_event_loop_lag_seconds_count") or 0
+                under = metrics.get_sample_value("masques_event_loop_lag_seconds_bucket", {"le": "0.1"}) or 0
+                return free, count, under
+            finally:
+                await registry.stop()
+
+    free, count, under = support.run_async(scenario())
+    assert free >= 3  # every 0.1 s while the loop ran freely
+    assert count - under >= 1  # the held loop: a timer ran more than 0.1 s late

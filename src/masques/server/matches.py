@@ -771,6 +771,7 @@ class Registry:
         self._reads = TakingTurns()  # heavy reads (replays, records) run one at a time
         self._sweeper: asyncio.Task[None] | None = None
         self._resumer: asyncio.Task[int] | None = None
+        self._lag_watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         if isinstance(self.bots.pool, RedisBotQueue):
@@ -781,6 +782,7 @@ class Registry:
         # In the background: the server answers meanwhile (a match asked for is loaded at once).
         self._resumer = loop.create_task(self.resume_all())
         self._sweeper = loop.create_task(self._sweep_forever())
+        self._lag_watch = loop.create_task(self.metrics.watch_loop())
 
     async def stop(self) -> None:
         if self.fanout is not None:
@@ -788,7 +790,7 @@ class Registry:
         self.close()
 
     def close(self) -> None:
-        for task in (self._resumer, self._sweeper):
+        for task in (self._resumer, self._sweeper, self._lag_watch):
             if task is not None:
                 task.cancel()
         for match in self.matches.values():

@@ -8,6 +8,8 @@ a player or anything of a position: only kinds, levels and error codes.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -20,6 +22,9 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 COMMIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 THINK_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+LAG_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+LAG_EVERY_SECONDS = 0.1
+"""How often :meth:`Metrics.watch_loop` looks at how late the event loop runs a timer."""
 
 
 class Metrics:
@@ -62,6 +67,13 @@ class Metrics:
         self.bots_running = Gauge(
             "masques_bots_running", "Bot decisions running in the workers", registry=self.registry
         )
+        self.loop_lag = Histogram(
+            "masques_event_loop_lag_seconds",
+            "How late the event loop ran a timer due every 0.1 s: every message and request waits "
+            "as long, so a process near its capacity shows it here first",
+            buckets=LAG_BUCKETS,
+            registry=self.registry,
+        )
         self.bot_slots = Gauge(
             "masques_bot_slots",
             "Bot decisions this process lets run at once: its worker processes, or on the Redis "
@@ -77,6 +89,13 @@ class Metrics:
         self.bot_queue.set_function(lambda: sum(len(q) for q in list(matches.bots.waiting.values())))
         self.bots_running.set_function(lambda: len(matches.bots.in_flight))
         self.bot_slots.set_function(lambda: matches.bots.slots)
+
+    async def watch_loop(self, every_seconds: float = LAG_EVERY_SECONDS) -> None:
+        """Observe the event loop's lag for as long as the process serves."""
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(every_seconds)
+            self.loop_lag.observe(max(0.0, time.perf_counter() - asked - every_seconds))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
