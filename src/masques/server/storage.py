@@ -975,14 +975,9 @@ class Storage:
         """(the match's ratings,) if ``number`` holds this seat's action; None if it does not or if
         that cannot be read now."""
         try:
+            if self.action_at(match_id, number) != (seat, action):
+                return None
             with self.session() as s:
-                stored = s.execute(
-                    select(ActionRow.seat, ActionRow.action).where(
-                        ActionRow.match_id == match_id, ActionRow.number == number
-                    )
-                ).first()
-                if stored is None or (int(stored[0]), int(stored[1])) != (seat, action):
-                    return None
                 return (s.scalar(select(MatchRow.ratings).where(MatchRow.id == match_id)),)
         except Exception:
             return None
