@@ -231,7 +231,12 @@ def play_pages_to_end(
             continue
         seen = version(mover)
         move(mover)
-        wait_version_above(mover, seen)
+        try:
+            wait_version_above(mover, seen)
+        except PlaywrightTimeoutError as exc:
+            said = "; ".join(f"page {pages.index(p)}: {page_said(p)}" for p in pages)
+            where = f"move {made + 1} (page {pages.index(mover)})"
+            raise AssertionError(f"{where} made no new view: {said}") from exc
         made += 1
     raise TimeoutError(f"the game did not end within {timeout} s ({made} moves made)")
 
