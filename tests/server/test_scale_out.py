@@ -136,6 +136,9 @@ async def two_registries(
     try:
         for registry in registries:
             await registry.start()
+        for registry in registries:  # each took up the running matches it found at its start
+            if registry._resumer is not None:  # (none yet): a match made now is A's alone
+                await registry._resumer
         yield registries[0], registries[1]
     finally:
         for registry in registries:
