@@ -48,6 +48,27 @@ def test_options_that_are_no_object_are_an_option_error(options: object) -> None
         load_game("masker", options)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("depth", [33, 500, 900, 5000])
+@pytest.mark.parametrize(("game", "option"), [("masker", "zzz"), ("blokus3d", "custom_structure")])
+def test_options_nested_too_deep_are_an_option_error_at_any_depth(game: str, option: str, depth: int) -> None:
+    """Copying deeply nested options used to overflow Python's recursion limit (a server error
+    for a 1 KB request); every depth is now refused the same way, before any copy."""
+    nested: object = []
+    for _ in range(depth - 1):
+        nested = [nested]
+    options = {"structure": "custom", option: nested} if game == "blokus3d" else {option: nested}
+    with pytest.raises(InvalidOptionError, match=rf"'{option}' nests lists and objects more than 32 deep"):
+        load_game(game, options)  # type: ignore[arg-type]
+
+
+def test_options_nested_within_the_bound_are_checked_as_usual() -> None:
+    nested: object = "x"
+    for _ in range(32):
+        nested = {"k": nested}
+    with pytest.raises(InvalidOptionError, match="'custom_structure' is invalid"):
+        load_game("blokus3d", {"structure": "custom", "custom_structure": nested})  # type: ignore[dict-item]
+
+
 def test_a_game_keeps_its_own_copy_of_its_options() -> None:
     """Changing the dict a game was made from, or the options a state serialises, changes neither
     the game nor its records."""

@@ -300,6 +300,24 @@ def test_http_bodies_over_64_kib_are_refused(api: httpx.Client) -> None:
     assert {m["id"] for m in api.get("/api/matches").json()} == before | {created["id"]}
 
 
+@pytest.mark.parametrize("depth", [40, 500, 600, 900, 1000])
+def test_options_nested_at_any_depth_are_refused_as_options_or_json(api: httpx.Client, depth: int) -> None:
+    """A small body of deeply nested options once reached a copy that overflowed the recursion
+    limit: a server error, and a traceback of 140 KB in the log for each request."""
+    before = {m["id"] for m in api.get("/api/matches").json()}
+    nested = "[" * depth + "]" * depth
+    bodies = {
+        "masker": f'{{"zzz":{nested}}}',
+        "blokus3d": f'{{"structure":"custom","custom_structure":{nested}}}',
+    }
+    for game, options in bodies.items():
+        body = f'{{"game":"{game}","options":{options}}}'
+        response = api.post("/api/matches", content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] in ("bad_options", "bad_json")
+    assert {m["id"] for m in api.get("/api/matches").json()} == before
+
+
 def test_http_bodies_over_64_kib_are_refused_without_a_content_length(api: httpx.Client) -> None:
     """A chunked request has no Content-Length: the body limit must still hold (today the body
     middleware only looks at the header, so a 100 KiB chunked body is read and parsed)."""

@@ -35,6 +35,9 @@ class EngineError(Exception):
 
 KIND_WORDS = {"int": "an integer", "str": "a string", "bool": "true or false", "json": "JSON"}
 """An option's kind, in the words of an error message."""
+MAX_OPTION_DEPTH = 32
+"""How deeply a game's options may nest lists and objects: far more than any option needs, and few
+enough that copying them can never exhaust Python's recursion limit."""
 
 
 class InvalidOptionError(EngineError, ValueError):
@@ -125,6 +128,26 @@ class OptionSpec:
         return text
 
 
+def _nesting(value: object) -> int:
+    """How deeply lists and objects nest in ``value`` (0 for a scalar), counted without recursion
+    and stopping once past the limit, so that no depth can overflow the stack."""
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Mapping):
+            children: Sequence[object] = list(item.values())
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_OPTION_DEPTH:
+            return deepest
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _show(value: JSON) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -195,6 +218,11 @@ class Game(ABC):
             raise InvalidOptionError(
                 self.name, "options", f"must be an object of option names and values (got {_show(options)})"
             )
+        for name, value in (options or {}).items():
+            if _nesting(value) > MAX_OPTION_DEPTH:
+                raise InvalidOptionError(
+                    self.name, str(name), f"nests lists and objects more than {MAX_OPTION_DEPTH} deep"
+                )
         # A copy of its own: a caller changing its dict later must not change the game (nor its records).
         self.options: dict[str, JSON] = self._validate(copy.deepcopy(dict(options or {})))
         self.rules_in_force: str = self.rules_version
