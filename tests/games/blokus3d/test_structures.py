@@ -44,7 +44,8 @@ def _check_game(doc: Any) -> None:
     except InvalidOptionError as exc:
         assert exc.option == "custom_structure"
         return
-    assert game.options["custom_structure"] == doc
+    kept = {**doc, "heights": [row.strip(" ") if isinstance(row, str) else row for row in doc["heights"]]}
+    assert game.options["custom_structure"] == kept
 
 
 @pytest.mark.parametrize("row", ["1²", "²", "12³4", "١٢", "٣", "1 2"])
@@ -53,6 +54,26 @@ def test_b3_2_a_row_with_other_digits_than_0_to_9_is_refused_by_name(row: str) -
         parse_custom_grid({"heights": [row, "11"]})
     with pytest.raises(InvalidOptionError, match=r"custom_structure.*is not a digit 0-9"):
         load_game("blokus3d", {"structure": "custom", "custom_structure": {"heights": [row]}})
+
+
+@pytest.mark.parametrize("blank", ["\x1c", "\x1f", "\x85", "\u2028", "\u2029", "\u3000", "\t", "\n"])
+def test_b3_2_a_row_padded_with_other_blanks_than_spaces_is_refused(blank: str) -> None:
+    """Only spaces may surround a row's digits: other characters that Python counts as blank
+    (controls, separators) used to pass the check and stay in the options every seat is sent."""
+    with pytest.raises(StructureError, match=r"is not a digit 0-9"):
+        parse_custom_grid({"heights": [f"{blank}1221{blank}", "2442"]})
+
+
+def test_b3_2_the_spaces_around_a_rows_digits_are_not_kept() -> None:
+    """A row's padding is dropped from the options, so however long it was it is not repeated in
+    every record, view and lobby line of the match."""
+    doc = {"name": "Hill", "heights": [" " * 15_000 + "1221", " 2442 ", "2442", [1, 2, 2, 1]]}
+    game = load_game("blokus3d", {"structure": "custom", "custom_structure": doc})
+    kept = game.options["custom_structure"]
+    assert kept == {"name": "Hill", "heights": ["1221", "2442", "2442", [1, 2, 2, 1]]}
+    assert doc["heights"][0].startswith(" ")  # the caller's document is left as it was
+    again = load_game("blokus3d", {"structure": "custom", "custom_structure": kept})
+    assert again.new_initial_state(3).observation(0) == game.new_initial_state(3).observation(0)
 
 
 @settings(max_examples=300, deadline=None)

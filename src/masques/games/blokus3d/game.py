@@ -51,6 +51,7 @@ from .structures import (
     STRUCTURE_KEYS,
     StructureError,
     builtin_structure,
+    custom_grid_as_kept,
     parse_custom_grid,
 )
 
@@ -134,6 +135,7 @@ class Blokus3DGame(Game):
                 self.structure = parse_custom_grid(options["custom_structure"])
             except StructureError as exc:
                 raise InvalidOptionError(self.name, "custom_structure", f"is invalid: {exc}") from None
+            options["custom_structure"] = custom_grid_as_kept(options["custom_structure"])
         else:
             if options["custom_structure"] is not None:
                 raise InvalidOptionError(

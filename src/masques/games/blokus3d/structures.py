@@ -80,7 +80,8 @@ def parse_custom_grid(doc: Any) -> Structure:
     ``heights`` is a list of rows, drawn as seen from above with the first row farthest away
     (largest y); each row is a string of digits or a list of integers 0..10.  At most 10 rows of at
     most 10 cells, all rows the same length, at least two cells of room in all.  A smaller grid is
-    centred on the 10x10 board (rounding towards the origin).
+    centred on the 10x10 board (rounding towards the origin).  A row of digits may have spaces
+    around it (not other blanks): :func:`custom_grid_as_kept` drops them from what is stored.
     """
     if not isinstance(doc, dict):
         raise StructureError("a custom structure is an object with 'heights' (and optional 'name')")
@@ -105,7 +106,7 @@ def parse_custom_grid(doc: Any) -> Structure:
     for r, row in enumerate(rows_in, start=1):
         cells: list[int] = []
         if isinstance(row, str):
-            for ch in row.strip():
+            for ch in row.strip(" "):
                 # ASCII digits only: str.isdigit() also accepts "²" or "٣", which int() refuses
                 if ch not in DIGITS:
                     raise StructureError(f"row {r}: {ch!r} is not a digit 0-9")
@@ -139,6 +140,14 @@ def parse_custom_grid(doc: Any) -> Structure:
         for x, value in enumerate(cells):
             grid[ox + x][y] = value
     return Structure("custom", name.strip(), tuple(tuple(col) for col in grid))
+
+
+def custom_grid_as_kept(doc: dict[str, Any]) -> dict[str, Any]:
+    """A valid custom structure document as the game keeps it, in its options and so in every
+    record and view: rows of digits without the spaces around them (which would otherwise be
+    repeated, however many, in every message about the match)."""
+    heights = [row.strip(" ") if isinstance(row, str) else row for row in doc["heights"]]
+    return {**doc, "heights": heights}
 
 
 def grid_rows(grid: Grid) -> list[str]:
