@@ -144,6 +144,10 @@ HEAD_START = b"GET /api/games HTTP/1.1\r\nHost: x\r\n"
         b"GET /api/games HTTP/1.1\r\nHost: x\r\n" + b"X-Pad: " + b"a" * (protocol.MAX_HEAD + 1000),  # a line
         b"GET /api/games HTTP/1.1\r\nHost: x\r\n"
         + b"X-Pad: aaaaaaaaa\r\n" * (protocol.MAX_HEAD // 16),  # lines
+        # whole heads, each sent at once: the read that ends a head is counted too
+        HEAD_START + b"X-Pad: " + b"a" * (protocol.MAX_HEAD + 1000) + b"\r\nConnection: close\r\n\r\n",
+        b"GET /api/games?pad=" + b"a" * (protocol.MAX_HEAD + 10) + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        HEAD_START + b"X-Pad: aaaaaaaaa\r\n" * (protocol.MAX_HEAD // 16) + b"\r\n",
     ],
 )
 def test_a_request_head_over_the_limit_gets_431_and_is_closed(
@@ -153,7 +157,7 @@ def test_a_request_head_over_the_limit_gets_431_and_is_closed(
     that goes past the limit is refused there, not read on (the server held 300 MB of one client's
     header lines, and kept the memory), and nothing runs.  A head below the limit is served."""
     with socket.create_connection(_address(quick_server), timeout=30) as sock:
-        sock.sendall(sent)  # and the head never ends
+        sock.sendall(sent)  # a head that never ends, or one over the limit that does
         answer = _read_all(sock)
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 431 "), answer[:200]

@@ -86,6 +86,7 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
     in_head = True  # a request's head is being read (or the first one awaited)
     head_bytes = 0  # the bytes received of the head being read
     ended_here = False  # a request ended in the bytes being parsed (they are not all the next head's)
+    head_parsed = 0  # the bytes of the head's target and header lines the parser has handed over
     head_too_large = False
 
     def data_received(self, data: bytes) -> None:
@@ -108,11 +109,28 @@ class UpgradeReleasingProtocol(StallGuard, HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self.in_head, self.head_bytes = True, 0
+        self.in_head, self.head_bytes, self.head_parsed = True, 0, 0
         self.reading = True
         self.cycle_before = self.cycle
         if self.read_deadline is None:
             self._arm()
+
+    def on_url(self, url: bytes) -> None:
+        self._count_head(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_head(len(name) + len(value) + 4)  # ": " and the line's end
+        super().on_header(name, value)
+
+    def _count_head(self, size: int) -> None:
+        """Count the head as the parser reads it: ``data_received`` counts the reads of a head
+        that does not end in them, and this the read that ends it, which it never saw as a head.
+        An exception in a parser's callback fails the parse, which ``send_400_response`` answers."""
+        self.head_parsed += size
+        if self.head_parsed > MAX_HEAD:
+            self.head_too_large = True
+            raise ValueError("head too large")
 
     def on_headers_complete(self) -> None:
         self.in_head = False
