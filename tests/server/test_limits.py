@@ -8,6 +8,8 @@ tests comes from 127.0.0.1, so one server's counters would carry over from test 
 from __future__ import annotations
 
 import hashlib
+import logging
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -259,6 +261,28 @@ def test_a_chosen_seed_needs_at_most_one_person(serve: Any) -> None:
         assert dealt["seeded"] is False
         listed = {m["id"]: m["seeded"] for m in api.get("/api/matches").json()}
         assert listed[practice.json()["id"]] is True and listed[dealt["id"]] is False
+
+
+def test_an_events_small_seed_is_warned_of_in_the_log_without_the_seed(
+    serve: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With seeds allowed everywhere (an operator's event), players at a table dealt by a small
+    seed could find it by trying seeds against their own cards: the operator is warned, and the
+    seed itself is never logged.  A large seed, or a practice seed, is not warned of."""
+    server = serve(max_bot_matches=10, any_seed=True)
+    small, large = 48_213, secrets.randbits(128) | 1 << 127
+    with (
+        httpx.Client(base_url=server.base_url, timeout=support.TIMEOUT) as api,
+        caplog.at_level(logging.INFO),
+    ):
+        event = api.post("/api/matches", json=_body("mascarade", ["human", "human", "random"], seed=small))
+        assert event.status_code == 201, event.text
+        for seed, seats in ((large, ["human", "human", "random"]), (small, ["human", "random", "random"])):
+            assert api.post("/api/matches", json=_body("mascarade", seats, seed=seed)).status_code == 201
+    warned = [r for r in caplog.records if getattr(r, "event", None) == "weak_event_seed"]
+    assert [getattr(r, "match", None) for r in warned] == [event.json()["id"]]
+    logged = "\n".join(f"{r.getMessage()} {r.__dict__}" for r in caplog.records)
+    assert str(small) not in logged and str(large) not in logged
 
 
 def test_a_chosen_deal_is_played_by_its_creator_alone(serve: Any) -> None:

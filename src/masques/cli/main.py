@@ -630,7 +630,8 @@ SERVE_ENVIRONMENT_ONLY = (
     "seat or a seat out of time (random, greedy, easy, medium, hard, expert; default medium); "
     "MASQUES_ANY_SEED=1, a chosen seed accepted for any match (an event dealing the same cards at "
     "every table; default: only where at most one seat is a person; the end of one such table shows "
-    "its hands, and so those of every table dealt alike)."
+    "its hands, and so those of every table dealt alike; draw the seed at random, 128 bits or more, "
+    "since a small one can be found by trying seeds)."
 )
 
 

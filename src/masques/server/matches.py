@@ -73,6 +73,9 @@ T = TypeVar("T")
 __all__ = ["HUMAN", "Client", "LiveMatch", "Registry", "ServerError"]
 
 log = logging.getLogger("masques.server")
+WEAK_SEED_BELOW = 2**64
+"""A chosen seed below this, dealing several people (an operator's event), is warned of in the log:
+trying every seed that small against the cards one sees is within a player's reach."""
 
 BOT_QUEUES = ("embedded", "redis")
 """Where bot decisions run: this process's own worker processes, or ``masques worker`` processes
@@ -926,6 +929,8 @@ class Registry:
             raise ServerError(
                 400, "bad_request", "a rated match needs a person: bots alone would only move their ratings"
             )
+        # A practice deal is its creator's, who plays it alone: a spectator who finds a small seed
+        # by trying seeds learns what the only player already knows, and no seat is harmed.
         if seed is not None and seats.count(HUMAN) > 1 and not self.limits.any_seed:
             raise ServerError(
                 403,
@@ -953,6 +958,13 @@ class Registry:
             "match created",
             extra={"event": "match_created", "match": match.id, "game": match.game.name},
         )
+        if seed is not None and seats.count(HUMAN) > 1 and seed < WEAK_SEED_BELOW:
+            log.warning(
+                "a seed of fewer than 64 bits deals a match several people play: any of them can find "
+                "it by trying seeds against the cards they see; draw an event's seed at random, "
+                "128 bits or more",
+                extra={"event": "weak_event_seed", "match": match.id},
+            )
         await self._maybe_start(match)
         return match
 
