@@ -138,10 +138,12 @@ function session(cfg, url, counts, random, pauses) {
 }
 
 async function post(cfg, path, body) {
+  // a BigInt (a deal's seed) is written as the JSON number it is
+  const text = JSON.stringify(body, (_, value) => (typeof value === "bigint" ? `#${value}#` : value));
   const response = await fetch(cfg.base_url + path, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
+    body: text.replace(/"#(\d+)#"/g, "$1"),
   });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
@@ -180,7 +182,8 @@ async function table(cfg, first) {
     );
     if (!results.every(Boolean) || now() >= cfg.end_epoch) return;
     try {
-      ({ match_id: matchId, tokens } = await newMatch(cfg, first.number * 1000 + game + 1));
+      const deal = BigInt(cfg.deal_base) + BigInt(first.number * 1000 + game + 1);
+      ({ match_id: matchId, tokens } = await newMatch(cfg, deal));
     } catch (err) {
       process.stderr.write(`new match refused: ${err}\n`);
       stats.errors += 1;

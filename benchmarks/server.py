@@ -692,7 +692,7 @@ async def table(
     counting = min(tokens)
     for game in range(MAX_GAMES_PER_TABLE):
         # each seat its own choices, so that a game replays whatever order the messages come in
-        rngs = {seat: random.Random(table_seed(number, game) * 10 + seat) for seat in tokens}
+        rngs = {seat: random.Random((table_seed(number, game) - DEAL_BASE) * 10 + seat) for seat in tokens}
         results = await asyncio.gather(
             *(
                 human(
@@ -749,6 +749,7 @@ async def node_humans(
         "recv_timeout": RECV_TIMEOUT,
         "seats": seats,
         "options": OPTIONS,
+        "deal_base": str(DEAL_BASE),  # past what a JSON number holds in JavaScript
         "tables": [
             {"number": i, "match_id": match_id, "tokens": tokens, "delay": first_delay(i)}
             for i, (match_id, tokens) in enumerate(first)
@@ -793,9 +794,14 @@ async def node_humans(
     stats.error_codes.update(played["error_codes"])
 
 
+DEAL_BASE = 1 << 127
+"""The tables' deals are chosen as an event's should be, 128 bits long (a smaller seed dealing
+several people is warned of in the server's log)."""
+
+
 def table_seed(table: int, game: int) -> int:
     """The deal of a table's game-th match: the same in every run."""
-    return table * 1000 + game
+    return DEAL_BASE + table * 1000 + game
 
 
 async def run_matches(
