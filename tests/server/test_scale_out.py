@@ -729,6 +729,33 @@ def test_the_last_seats_taken_through_two_processes_at_once_start_the_match(tmp_
     run_async(scenario())
 
 
+def test_a_join_reads_the_whole_match_only_when_a_seat_changed_hands_elsewhere(tmp_path: Path) -> None:
+    """After its claim a process asks storage which seats are free: the same as it knows, nothing
+    more is read; another process's claim whose note has not come is read at once, and the last
+    seat taken here starts the match without waiting for that note."""
+    url = fresh_database_url("postgresql", tmp_path)
+
+    async def ignore(*args: Any) -> None:
+        return None
+
+    async def scenario() -> None:
+        async with two_registries(url, second=CountedStorage) as (a, b):
+            made = await a.create("masker", {"players": 3}, ["human", "human", "human"])
+            there = await b.get(made.id)
+            assert b.fanout is not None  # B hears nothing from A from now on: its notes are late
+            b.fanout.on_change = b.fanout.on_move = b.fanout.on_presence = ignore  # type: ignore[method-assign]
+            CountedStorage.reads = 0
+            await b.join(there, "p0", 0)
+            assert CountedStorage.reads == 0  # nobody took a seat elsewhere: the match is not read
+            await _until(lambda: made.seats[0].taken, "A to hear of seat 0")
+            await a.join(made, "p1", 1)
+            assert not there.seats[1].taken  # (its note never reaches B)
+            await b.join(there, "p2", 2)
+            assert CountedStorage.reads == 1 and there.seats[1].taken and there.status == "running"
+
+    run_async(scenario())
+
+
 def test_an_end_decided_in_one_process_counts_a_move_just_made_in_the_other(tmp_path: Path) -> None:
     """Seat 2's move through B puts it out of the game (MK-10); seat 0 resigns through A before A has
     heard of the move: A reads it first, so seat 2 loses with seat 0 and seat 1 alone wins."""

@@ -1270,7 +1270,11 @@ class Registry:
         if not any(c.seat == seat for c in match.clients):
             match.seats[seat].away_since = self.now()
         if self.fanout is not None and not all(s.taken for s in match.seats):
-            await self._catch_up(match)  # the other seats, some maybe taken through another process
+            # The other seats, some maybe taken (or freed) through another process a moment ago, their
+            # notes still on the way: one read of the free seats tells, the whole match only if so.
+            free_here = {i for i, s in enumerate(match.seats) if not s.taken}
+            if await asyncio.to_thread(self.storage.free_seats, match.id) != free_here:
+                await self._catch_up(match)
         return seat, token
 
     async def _joined_with(self, match: LiveMatch, key_hash: str, name: str, seat: int | None) -> int | None:

@@ -269,6 +269,12 @@ def hash_token(token: str) -> str:
 _ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 _MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 _SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+FREE_SEATS = select(_SEATS.c.seat).where(
+    _SEATS.c.match_id == bindparam("the_match"),
+    _SEATS.c.kind == "human",
+    _SEATS.c.token_hash.is_(None),
+    _SEATS.c.player_id.is_(None),
+)
 CLAIM_SEAT = (
     update(_SEATS)
     .where(
@@ -793,6 +799,12 @@ class Storage:
     def seats(self, match_id: str) -> list[SeatRow]:
         with self.session() as s:
             return list(s.scalars(select(SeatRow).where(SeatRow.match_id == match_id).order_by(SeatRow.seat)))
+
+    def free_seats(self, match_id: str) -> set[int]:
+        """The numbers of the match's human seats nobody holds: asked after every join with several
+        processes, so one query of one column, not the seats' objects."""
+        with self.engine.connect() as connection:
+            return set(connection.execute(FREE_SEATS, {"the_match": match_id}).scalars())
 
     def actions(self, match_id: str) -> list[int]:
         with self.session() as s:
