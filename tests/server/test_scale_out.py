@@ -370,18 +370,23 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
             await a.join(match, "p0", 0)
             there = await b.get(match.id)
             assert a.fanout is not None
-            publish = a.fanout.client.publish
+            publish, pipeline = a.fanout.client.publish, a.fanout.client.pipeline
 
             async def refuse(*args: Any, **kwargs: Any) -> None:
                 raise ConnectionError("Redis is away")
 
-            a.fanout.client.publish = refuse
+            def refuse_pipeline(*args: Any, **kwargs: Any) -> None:
+                raise ConnectionError("Redis is away")
+
+            a.fanout.client.publish, a.fanout.client.pipeline = refuse, refuse_pipeline
             await _until(lambda: match.to_move == 0 or match.status != "running", "the human's turn")
             while match.to_move == 0 and match.status == "running":  # the human's turn, to its end
                 await a.submit(match, 0, match.state.legal_actions()[0], match.version)
             await _until(lambda: match.to_move == 0 or match.status != "running", "the bot's reply")
+            await a.fanout.drain()
             assert match.id in a.fanout.unsent and there.version < match.version
-            a.fanout.client.publish = publish  # Redis is back: the sweep tells it again
+            # Redis is back: the sweep tells it again
+            a.fanout.client.publish, a.fanout.client.pipeline = publish, pipeline
             await a.fanout.resend()
             assert not a.fanout.unsent
             await _until(lambda: there.version == match.version, "the other process to catch up")

@@ -31,9 +31,9 @@ PRESENCE = "masques:here:"
 PRESENCE_TTL = 30
 """Seconds a process's note that a seat is connected to it lasts; it renews them every sweep."""
 COMMAND_SECONDS = 2.0
-"""How long a publish or a presence command may wait for Redis.  A move's note is sent while its
-match is locked: a Redis that stopped answering (paused, or its packets dropped) must fail the
-send, which is told again later, not hold the match for as long as TCP takes to give up."""
+"""How long a round of notes or a presence command may wait for Redis: a Redis that stopped
+answering (paused, or its packets dropped) must fail the send, whose notes are told again later,
+not hold the notes behind it for as long as TCP takes to give up."""
 SWEEP_BATCH = 200
 """Matches whose presence one round trip of the sweep notes and reads."""
 HEALTH_CHECK_SECONDS = 15
@@ -74,6 +74,9 @@ class Fanout:
         self.task: asyncio.Task[None] | None = None
         self.unsent: set[str] = set()
         """Matches whose change could not be told (Redis away): told again by :meth:`resend`."""
+        self.outbox: list[tuple[str, str]] = []
+        """Notes to publish (channel, note), in the order they were told."""
+        self.sending: asyncio.Task[None] | None = None
 
     async def ping(self) -> None:
         """Raise unless Redis answers (the readiness check)."""
@@ -153,16 +156,36 @@ class Fanout:
                 elif not kind or kind == "move":
                     await self.on_change(match_id)
 
-    async def _send(self, channel: str, note: str) -> None:
-        """Publish a note, as well as Redis allows: a change is committed before it is told.  One
-        that could not be sent is told again, as a plain change, by :meth:`resend` (the sweep's);
-        and a process whose own subscription was cut reads every match again when it is back."""
-        try:
-            await self.client.publish(channel, note)
-        except Exception as exc:  # Redis down or the connection lost
-            log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
-            if channel.startswith(CHANNEL):
-                self.unsent.add(channel[len(CHANNEL) :])
+    def _send(self, channel: str, note: str) -> None:
+        """Publish a note, as well as Redis allows: a change is committed before it is told.
+
+        The notes go out in the order they were told, by one task, each round in one pipeline of
+        everything told since the last: a move's note costs a fraction of a command, and nothing
+        (its match's lock, its views) waits for Redis.  A note that could not be sent is told again,
+        as a plain change, by :meth:`resend` (the sweep's); and a process whose own subscription was
+        cut reads every match again when it is back."""
+        self.outbox.append((channel, note))
+        if self.sending is None or self.sending.done():
+            self.sending = asyncio.get_running_loop().create_task(self._send_all())
+
+    async def _send_all(self) -> None:
+        while self.outbox:
+            notes, self.outbox = self.outbox, []
+            try:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for channel, note in notes:
+                        pipe.publish(channel, note)
+                    await pipe.execute()
+            except Exception as exc:  # Redis down or the connection lost
+                log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
+                self.unsent.update(
+                    channel[len(CHANNEL) :] for channel, _ in notes if channel.startswith(CHANNEL)
+                )
+
+    async def drain(self) -> None:
+        """Wait until every note told so far was sent, or given up on (then :attr:`unsent`)."""
+        while self.sending is not None and not self.sending.done():
+            await asyncio.shield(self.sending)
 
     async def resend(self) -> None:
         """Tell again the changes that could not be told (the others read those matches afresh)."""
@@ -174,7 +197,8 @@ class Fanout:
             self.unsent.discard(match_id)
 
     async def publish(self, match_id: str) -> None:
-        await self._send(CHANNEL + match_id, self.origin)
+        """Tell the other processes that the match changed (they read it again if they serve it)."""
+        self._send(CHANNEL + match_id, self.origin)
 
     async def moved(self, match_id: str, move: Moved) -> None:
         """Tell the other processes of a move committed at ``move.version`` (the match goes on)."""
@@ -187,11 +211,11 @@ class Fanout:
                 "deadline": move.deadline,
             }
         )
-        await self._send(CHANNEL + match_id, f"{self.origin}:move:{body.decode()}")
+        self._send(CHANNEL + match_id, f"{self.origin}:move:{body.decode()}")
 
     async def said(self, match_id: str, line_id: int) -> None:
         """Tell the other processes that a chat line of this match was stored."""
-        await self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
+        self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
     def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
         """Note that these seats are connected to this process (the note lasts PRESENCE_TTL).
@@ -312,6 +336,8 @@ class Fanout:
         return seat in self._others(notes)
 
     async def stop(self) -> None:
+        with contextlib.suppress(Exception):  # the last notes, within the commands' own timeout
+            await self.drain()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
