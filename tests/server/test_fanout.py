@@ -50,6 +50,7 @@ def test_a_seat_is_present_while_another_process_notes_it_and_not_after(redis_ur
             assert 0 < ttl <= PRESENCE_TTL  # the match's notes go once nobody renews them
 
             await one.gone(match_id, 0)
+            await one.drain()  # (told at once, sent with what else is told meanwhile)
             assert not await other.present(match_id, 0) and await other.present(match_id, 2)
 
             later = time.time() + PRESENCE_TTL + 1  # a note not renewed in time has run out
@@ -94,8 +95,15 @@ def test_a_seat_arriving_or_leaving_is_told_and_the_others_read_who_is_connected
                 assert await other.elsewhere(match_id) is None  # unknown, not "nobody"
             with mock.patch.object(other.client, "pipeline", side_effect=redis.ConnectionError):
                 assert await other.refresh({match_id: [0]}) is None
+            await other.drain()
+            with mock.patch.object(other, "_connected_line", side_effect=redis.ConnectionError):
                 await other.arrived(match_id, 0)  # no error: the sweep notes it later
                 await other.gone(match_id, 0)
+                await other.drain()
+            assert not other.unsent  # (a presence is not a change of the match)
+            await other.arrived(match_id, 3)  # the next ones go through a new connection
+            await other.drain()
+            assert await one.elsewhere(match_id) == {0, 2, 3}  # (0's departure was never told)
         finally:
             for process in (one, other):
                 await process.stop()

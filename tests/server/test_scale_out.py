@@ -370,15 +370,16 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
             await a.join(match, "p0", 0)
             there = await b.get(match.id)
             assert a.fanout is not None
-            publish, pipeline = a.fanout.client.publish, a.fanout.client.pipeline
+            publish, connected_line = a.fanout.client.publish, a.fanout._connected_line
 
             async def refuse(*args: Any, **kwargs: Any) -> None:
                 raise ConnectionError("Redis is away")
 
-            def refuse_pipeline(*args: Any, **kwargs: Any) -> None:
-                raise ConnectionError("Redis is away")
-
-            a.fanout.client.publish, a.fanout.client.pipeline = refuse, refuse_pipeline
+            a.fanout.client.publish = refuse
+            a.fanout._connected_line = refuse  # type: ignore[method-assign]
+            if a.fanout.line is not None:
+                await a.fanout.line.disconnect()
+                a.fanout.line = None
             await _until(lambda: match.to_move == 0 or match.status != "running", "the human's turn")
             while match.to_move == 0 and match.status == "running":  # the human's turn, to its end
                 await a.submit(match, 0, match.state.legal_actions()[0], match.version)
@@ -386,7 +387,8 @@ def test_a_move_is_shown_and_the_bots_go_on_when_redis_cannot_be_told(tmp_path: 
             await a.fanout.drain()
             assert match.id in a.fanout.unsent and there.version < match.version
             # Redis is back: the sweep tells it again
-            a.fanout.client.publish, a.fanout.client.pipeline = publish, pipeline
+            a.fanout.client.publish = publish
+            a.fanout._connected_line = connected_line  # type: ignore[method-assign]
             await a.fanout.resend()
             assert not a.fanout.unsent
             await _until(lambda: there.version == match.version, "the other process to catch up")
@@ -1193,6 +1195,9 @@ def test_a_connection_made_while_redis_is_down_stands_and_the_sweep_tells_the_ot
                 a.fanout.client,
                 redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1),
             )
+            if a.fanout.line is not None:  # (its notes' own connection goes down with Redis too)
+                await a.fanout.line.disconnect()
+                a.fanout.line = None
             player = _Watcher(0, tokens[0])
             try:
                 started = time.monotonic()

@@ -40,6 +40,11 @@ HEALTH_CHECK_SECONDS = 15
 """How long the subscription may stay silent before it asks Redis whether it is still there."""
 
 
+ROUND = 256
+"""At most this many notes are sent in one write (the rest follow at once, in order)."""
+Command = tuple[str | int | float, ...]
+
+
 @dataclass(frozen=True)
 class Moved:
     """A committed move that did not end its match: the version it was played at, and the clock after it."""
@@ -74,9 +79,14 @@ class Fanout:
         self.task: asyncio.Task[None] | None = None
         self.unsent: set[str] = set()
         """Matches whose change could not be told (Redis away): told again by :meth:`resend`."""
-        self.outbox: list[tuple[str, str]] = []
-        """Notes to publish (channel, note), in the order they were told."""
+        self.outbox: list[tuple[list[Command], str | None]] = []
+        """What to tell, in the order told: each item's commands, and the match whose change they
+        tell (marked :attr:`unsent` if they fail) or None (presence: the sweep tells it again)."""
         self.sending: asyncio.Task[None] | None = None
+        self.line: Any = None
+        """The connection that sends the outbox, the sender's alone: the client's pool hands out a
+        connection only after a turn of the event loop, one request at a time, and a busy loop's
+        turn made every note and presence wait in turn for the pool."""
 
     async def ping(self) -> None:
         """Raise unless Redis answers (the readiness check)."""
@@ -157,30 +167,44 @@ class Fanout:
                     await self.on_change(match_id)
 
     def _send(self, channel: str, note: str) -> None:
-        """Publish a note, as well as Redis allows: a change is committed before it is told.
+        """Publish a note, as well as Redis allows: a change is committed before it is told.  One
+        that could not be sent is told again, as a plain change, by :meth:`resend` (the sweep's);
+        and a process whose own subscription was cut reads every match again when it is back."""
+        told = channel[len(CHANNEL) :] if channel.startswith(CHANNEL) else None
+        self._tell([("PUBLISH", channel, note)], told)
 
-        The notes go out in the order they were told, by one task, each round in one pipeline of
-        everything told since the last: a move's note costs a fraction of a command, and nothing
-        (its match's lock, its views) waits for Redis.  A note that could not be sent is told again,
-        as a plain change, by :meth:`resend` (the sweep's); and a process whose own subscription was
-        cut reads every match again when it is back."""
-        self.outbox.append((channel, note))
+    def _tell(self, commands: list[Command], told: str | None) -> None:
+        """Queue commands for Redis, sent in the order told by one task on its own connection, each
+        round in one write of everything told since the last: a move's note costs a fraction of a
+        command, and nothing (a match's lock, its views, a connection's first messages) waits for
+        Redis."""
+        self.outbox.append((commands, told))
         if self.sending is None or self.sending.done():
             self.sending = asyncio.get_running_loop().create_task(self._send_all())
 
+    async def _connected_line(self) -> Any:
+        if self.line is None:
+            line = self.client.connection_pool.make_connection()
+            await line.connect()
+            self.line = line
+        return self.line
+
     async def _send_all(self) -> None:
         while self.outbox:
-            notes, self.outbox = self.outbox, []
+            items, self.outbox = self.outbox[:ROUND], self.outbox[ROUND:]
+            commands = [command for item, _ in items for command in item]
             try:
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for channel, note in notes:
-                        pipe.publish(channel, note)
-                    await pipe.execute()
+                line = await self._connected_line()
+                await line.send_packed_command(line.pack_commands(commands))
+                for _ in commands:
+                    await line.read_response()
             except Exception as exc:  # Redis down or the connection lost
                 log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
-                self.unsent.update(
-                    channel[len(CHANNEL) :] for channel, _ in notes if channel.startswith(CHANNEL)
-                )
+                self.unsent.update(told for _, told in items if told is not None)
+                if self.line is not None:
+                    with contextlib.suppress(Exception):
+                        await self.line.disconnect()
+                    self.line = None
 
     async def drain(self) -> None:
         """Wait until every note told so far was sent, or given up on (then :attr:`unsent`)."""
@@ -217,39 +241,39 @@ class Fanout:
         """Tell the other processes that a chat line of this match was stored."""
         self._send(CHANNEL + match_id, f"{self.origin}:chat:{line_id}")
 
-    def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
+    def _note_commands(self, match_id: str, seats: list[int], now: float) -> list[Command]:
         """Note that these seats are connected to this process (the note lasts PRESENCE_TTL).
 
         A match's notes are one sorted set, ``seat:process`` scored by when each runs out, so that
         whether a seat is connected elsewhere is one read of one key (not a scan of every key).  The
         processes' clocks must agree within a few seconds (as their clocks' deadlines need anyway)."""
         key = PRESENCE + match_id
-        pipe.zadd(key, {f"{seat}:{self.origin}": now + PRESENCE_TTL for seat in seats})
-        pipe.zremrangebyscore(key, "-inf", now)  # notes of processes gone
-        pipe.expire(key, PRESENCE_TTL)
+        scored: list[str | float] = []
+        for seat in seats:
+            scored += [now + PRESENCE_TTL, f"{seat}:{self.origin}"]
+        return [
+            ("ZADD", key, *scored),
+            ("ZREMRANGEBYSCORE", key, "-inf", now),  # notes of processes gone
+            ("EXPIRE", key, PRESENCE_TTL),
+        ]
+
+    def _note(self, pipe: Any, match_id: str, seats: list[int], now: float) -> None:
+        for command in self._note_commands(match_id, seats, now):
+            pipe.execute_command(*command)
 
     async def arrived(self, match_id: str, seat: int) -> None:
-        """Note that the seat is connected here, and tell the others at once (one round trip): their
-        clients see it connected now, not at the next sweep.  Without Redis, the sweep tells it."""
-        try:
-            async with self.client.pipeline(transaction=False) as pipe:
-                self._note(pipe, match_id, [seat], time.time())
-                pipe.publish(CHANNEL + match_id, f"{self.origin}:presence:{seat}")
-                await pipe.execute()
-        except Exception as exc:
-            log.warning("could not note a seat's arrival (%s)", type(exc).__name__)
+        """Note that the seat is connected here, and tell the others, in the order of the other notes
+        (their clients see it connected now, not at the next sweep).  Without Redis, the sweep
+        tells it."""
+        note = ("PUBLISH", CHANNEL + match_id, f"{self.origin}:presence:{seat}")
+        self._tell([*self._note_commands(match_id, [seat], time.time()), note], None)
 
     async def gone(self, match_id: str, seat: int) -> None:
         """Take back this process's note that the seat is connected: its last connection here closed
         (else the others would count it present until the note ran out, its grace period longer);
-        and tell the others, whose clients see it leave."""
-        try:
-            async with self.client.pipeline(transaction=False) as pipe:
-                pipe.zrem(PRESENCE + match_id, f"{seat}:{self.origin}")
-                pipe.publish(CHANNEL + match_id, f"{self.origin}:presence:{seat}")
-                await pipe.execute()
-        except Exception as exc:  # Redis down: the note runs out by itself
-            log.warning("could not note a seat's departure (%s)", type(exc).__name__)
+        and tell the others, whose clients see it leave.  Without Redis, the note runs out."""
+        note = ("PUBLISH", CHANNEL + match_id, f"{self.origin}:presence:{seat}")
+        self._tell([("ZREM", PRESENCE + match_id, f"{seat}:{self.origin}"), note], None)
 
     def _others(self, notes: list[Any]) -> set[int]:
         """The seats of the other processes' notes (``seat:process``), each once."""
@@ -342,6 +366,9 @@ class Fanout:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
+        if self.line is not None:
+            with contextlib.suppress(Exception):
+                await self.line.disconnect()
         for client in (self.client, self.listening):
             if client is not None:
                 await client.aclose()
