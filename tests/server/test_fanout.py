@@ -176,10 +176,27 @@ def test_a_redis_that_stops_answering_fails_a_note_in_time_and_it_is_told_later(
             await process.drain()
             assert not process.unsent
             silencer.passing.clear()
+            rounds = 0
+            connected_line = process._connected_line
+
+            async def counted() -> Any:
+                nonlocal rounds
+                rounds += 1
+                return await connected_line()
+
+            process._connected_line = counted  # type: ignore[method-assign]
             move = fanout.Moved(0, 0, 1, None, None)
             await asyncio.wait_for(process.moved("00000000000000ab", move), 0.5)  # told, not sent yet
             await asyncio.wait_for(process.drain(), fanout.COMMAND_SECONDS + 10)
             assert process.unsent == {"00000000000000ab"}
+            # Notes told while Redis is silent, more than one round's: all given up on at once,
+            # after one round's wait, not one wait per round.
+            matches = {f"{number:016x}" for number in range(2 * fanout.ROUND + 10)}
+            rounds = 0
+            for match_id in sorted(matches):
+                await process.moved(match_id, move)
+            await asyncio.wait_for(process.drain(), fanout.COMMAND_SECONDS + 10)
+            assert process.unsent == matches | {"00000000000000ab"} and rounds == 1
         finally:
             silencer.close()
             await process.stop()

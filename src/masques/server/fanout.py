@@ -199,6 +199,11 @@ class Fanout:
                 for _ in commands:
                     await line.read_response()
             except Exception as exc:  # Redis down or the connection lost
+                # Give up on everything queued by now, not round after round (each waiting for
+                # Redis up to COMMAND_SECONDS): the sweep tells those matches again, and what is
+                # told from now on tries a new connection.
+                items += self.outbox
+                self.outbox = []
                 log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
                 self.unsent.update(told for _, told in items if told is not None)
                 if self.line is not None:
