@@ -246,3 +246,41 @@ def test_notes_told_in_a_burst_reach_the_others_in_order_in_few_round_trips(redi
                 await process.stop()
 
     support.run_async(scenario())
+
+
+def test_notes_whose_connection_was_closed_while_idle_go_out_on_a_new_one(redis_url: str) -> None:
+    """Redis (its ``timeout``) or the network may close the notes' connection while it idles: the
+    next round finds it closed and goes out on a new connection, nothing left to the sweep."""
+    match_id = secrets.token_hex(8)
+
+    async def scenario() -> None:
+        heard: list[int] = []
+
+        async def moved(changed: str, move: fanout.Moved) -> None:
+            if changed == match_id:
+                heard.append(move.version)
+
+        one, other = Fanout(redis_url, _nothing), Fanout(redis_url, _nothing, on_move=moved)
+        for process in (one, other):
+            await process.start()
+        try:
+            await one.moved(match_id, fanout.Moved(0, 0, 7, None, None))
+            await one.drain()
+            clients = await one.client.client_list()
+            senders = [
+                c for c in clients if c["name"] == f"masques-fanout-{one.origin}" and c["cmd"] == "publish"
+            ]
+            assert len(senders) == 1
+            await one.client.client_kill_filter(_id=senders[0]["id"])
+            await one.moved(match_id, fanout.Moved(1, 1, 7, None, None))
+            await one.drain()
+            assert not one.unsent
+            deadline = time.monotonic() + 10
+            while len(heard) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            assert heard == [0, 1]
+        finally:
+            for process in (one, other):
+                await process.stop()
+
+    support.run_async(scenario())

@@ -194,10 +194,7 @@ class Fanout:
             items, self.outbox = self.outbox[:ROUND], self.outbox[ROUND:]
             commands = [command for item, _ in items for command in item]
             try:
-                line = await self._connected_line()
-                await line.send_packed_command(line.pack_commands(commands))
-                for _ in commands:
-                    await line.read_response()
+                await self._write(commands)
             except Exception as exc:  # Redis down or the connection lost
                 # Give up on everything queued by now, not round after round (each waiting for
                 # Redis up to COMMAND_SECONDS): the sweep tells those matches again, and what is
@@ -206,10 +203,31 @@ class Fanout:
                 self.outbox = []
                 log.warning("could not tell the other processes of a change (%s)", type(exc).__name__)
                 self.unsent.update(told for _, told in items if told is not None)
-                if self.line is not None:
-                    with contextlib.suppress(Exception):
-                        await self.line.disconnect()
-                    self.line = None
+                await self._drop_line()
+
+    async def _write(self, commands: list[Command]) -> None:
+        """Send commands and read their replies.  A connection that was closed while it idled (by a
+        Redis ``timeout``, or a network that forgets quiet connections) is replaced once: a command
+        sent twice tells the same thing twice, which the others ignore."""
+        from redis.exceptions import ConnectionError as Closed
+
+        reused = self.line is not None
+        line = await self._connected_line()
+        try:
+            await line.send_packed_command(line.pack_commands(commands))
+            for _ in commands:
+                await line.read_response()
+        except Closed:
+            if not reused:
+                raise
+            await self._drop_line()
+            await self._write(commands)
+
+    async def _drop_line(self) -> None:
+        if self.line is not None:
+            with contextlib.suppress(Exception):
+                await self.line.disconnect()
+            self.line = None
 
     async def drain(self) -> None:
         """Wait until every note told so far was sent, or given up on (then :attr:`unsent`)."""
@@ -371,9 +389,7 @@ class Fanout:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        if self.line is not None:
-            with contextlib.suppress(Exception):
-                await self.line.disconnect()
+        await self._drop_line()
         for client in (self.client, self.listening):
             if client is not None:
                 await client.aclose()
