@@ -7,6 +7,7 @@ import contextlib
 import os
 import secrets
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 from unittest import mock
 from urllib.parse import urlsplit
@@ -204,6 +205,32 @@ def test_a_redis_that_stops_answering_fails_a_note_in_time_and_it_is_told_later(
     support.run_async(scenario())
 
 
+@contextlib.asynccontextmanager
+async def _teller_and_hearer(redis_url: str, match_id: str) -> AsyncIterator[tuple[Fanout, list[int]]]:
+    """Two processes' fanouts: the first tells, and the versions of the match's moves the second
+    hears are listed in the order heard."""
+    heard: list[int] = []
+
+    async def moved(changed: str, move: fanout.Moved) -> None:
+        if changed == match_id:
+            heard.append(move.version)
+
+    one, other = Fanout(redis_url, _nothing), Fanout(redis_url, _nothing, on_move=moved)
+    for process in (one, other):
+        await process.start()
+    try:
+        yield one, heard
+    finally:
+        for process in (one, other):
+            await process.stop()
+
+
+async def _until_heard(heard: list[int], count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(heard) < count and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
 def test_notes_told_in_a_burst_reach_the_others_in_order_in_few_round_trips(redis_url: str) -> None:
     """A move's note is told at once and sent with the others told meanwhile: the other process
     hears every move, in the order told (its versions one after another), and one Redis round trip
@@ -211,16 +238,7 @@ def test_notes_told_in_a_burst_reach_the_others_in_order_in_few_round_trips(redi
     match_id = secrets.token_hex(8)
 
     async def scenario() -> None:
-        heard: list[int] = []
-
-        async def moved(changed: str, move: fanout.Moved) -> None:
-            if changed == match_id:
-                heard.append(move.version)
-
-        one, other = Fanout(redis_url, _nothing), Fanout(redis_url, _nothing, on_move=moved)
-        for process in (one, other):
-            await process.start()
-        try:
+        async with _teller_and_hearer(redis_url, match_id) as (one, heard):
             rounds = 0
             send_all = one._send_all
 
@@ -236,14 +254,9 @@ def test_notes_told_in_a_burst_reach_the_others_in_order_in_few_round_trips(redi
                     await asyncio.sleep(0)  # the loop turns: some go out while more are told
             await one.drain()
             assert not one.unsent and not one.outbox
-            deadline = time.monotonic() + 10
-            while len(heard) < 300 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            await _until_heard(heard, 300)
             assert heard == list(range(300))
             assert rounds <= 10
-        finally:
-            for process in (one, other):
-                await process.stop()
 
     support.run_async(scenario())
 
@@ -254,16 +267,7 @@ def test_notes_whose_connection_was_closed_while_idle_go_out_on_a_new_one(redis_
     match_id = secrets.token_hex(8)
 
     async def scenario() -> None:
-        heard: list[int] = []
-
-        async def moved(changed: str, move: fanout.Moved) -> None:
-            if changed == match_id:
-                heard.append(move.version)
-
-        one, other = Fanout(redis_url, _nothing), Fanout(redis_url, _nothing, on_move=moved)
-        for process in (one, other):
-            await process.start()
-        try:
+        async with _teller_and_hearer(redis_url, match_id) as (one, heard):
             await one.moved(match_id, fanout.Moved(0, 0, 7, None, None))
             await one.drain()
             clients = await one.client.client_list()
@@ -275,12 +279,7 @@ def test_notes_whose_connection_was_closed_while_idle_go_out_on_a_new_one(redis_
             await one.moved(match_id, fanout.Moved(1, 1, 7, None, None))
             await one.drain()
             assert not one.unsent
-            deadline = time.monotonic() + 10
-            while len(heard) < 2 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            await _until_heard(heard, 2)
             assert heard == [0, 1]
-        finally:
-            for process in (one, other):
-                await process.stop()
 
     support.run_async(scenario())
